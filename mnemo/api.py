@@ -1,0 +1,69 @@
+"""The engine interface every surface is written against.
+
+``engine.Mnemo`` (in-process) and ``client.RemoteMnemo`` (the daemon's thin client) both
+implement it. The daemon exposes exactly these operations over its JSON API; the client decodes
+each result back into the annotated return type, so callers cannot tell the two apart.
+Add an operation here, implement it on ``Mnemo``, and every surface has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from .models import Hit, ImportResult, Memory, SaveResult, Stats
+
+
+class MnemoAPI(Protocol):
+    def save(self, content: str, tags: Sequence[str] = (), meta: dict[str, Any] | None = None, **fields: Any) -> SaveResult: ...
+
+    def save_many(self, items: list[dict[str, Any]]) -> list[SaveResult]: ...
+
+    def get(self, memory_id: str) -> Memory: ...
+
+    def list(
+        self,
+        status: str | None = None,
+        type: str | None = None,
+        tag: str | None = None,
+        layer: str | None = None,
+        wing: str | None = None,
+        room: str | None = None,
+        limit: int | None = 50,
+    ) -> list[Memory]: ...
+
+    def recall(
+        self, query: str, k: int | None = None, now: float | str | None = None, touch: bool = True,
+        intent: str | None = None, tier: str = "all", **filters: Any,
+    ) -> list[Hit]: ...
+
+    def touch(self, memory_id: str, context_tags: Sequence[str] | None = None) -> Memory: ...
+
+    def forget(self, memory_id: str) -> Memory: ...
+
+    def restore(self, memory_id: str) -> Memory: ...
+
+    def stats(self) -> Stats: ...
+
+    def import_jsonl(self, path: str, progress: Any = None, batch: int = 256) -> ImportResult: ...
+
+    def reindex(self, progress: Any = None) -> dict[str, int]: ...
+
+    def close(self) -> None: ...
+
+
+# Operations the daemon API serves (name → whether it changes state). Surfaces added by later
+# work register theirs here too.
+OPERATIONS: dict[str, bool] = {
+    "save": True,
+    "save_many": True,
+    "get": False,
+    "list": False,
+    "recall": True,
+    "touch": True,
+    "forget": True,
+    "restore": True,
+    "stats": False,
+    "import_jsonl": True,
+    "reindex": True,
+}

@@ -1,0 +1,50 @@
+"""One way to print: JSON when asked (stdout carries only the payload), text otherwise;
+progress bars only on a terminal and never under --json."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+
+def to_jsonable(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+def emit(data: Any, as_json: bool, text: Callable[[Any], str] | str | None = None) -> None:
+    if as_json:
+        click.echo(json.dumps(to_jsonable(data), ensure_ascii=False, default=str))
+        return
+    if text is None:
+        click.echo(json.dumps(to_jsonable(data), ensure_ascii=False, indent=2, default=str))
+    elif callable(text):
+        out = text(data)
+        if out:
+            click.echo(out)
+    else:
+        click.echo(text)
+
+
+@contextmanager
+def progress(total: int, label: str, as_json: bool) -> Iterator[Callable[[int], None] | None]:
+    if as_json or not sys.stderr.isatty() or total <= 0:
+        yield None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
+
+
+def short(text: str, width: int = 80) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1] + "…"

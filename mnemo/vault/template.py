@@ -1,0 +1,38 @@
+"""``mnemo init --vault``: copy ``vault_template/`` into a vault without overwriting anything."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ..errors import VaultError
+
+TEMPLATE = Path(__file__).resolve().parent.parent.parent / "vault_template"
+
+
+def init_vault(vault: Path, template: Path = TEMPLATE) -> list[str]:
+    """Create missing folders and files from the template; existing ones are left as they are.
+    Returns the vault-relative paths it created."""
+    if vault.exists() and not vault.is_dir():
+        raise VaultError(f"{vault} exists and is not a folder")
+    if not template.is_dir():
+        raise VaultError(f"the vault template is missing at {template}", hint="reinstall mnemo")
+    created: list[str] = []
+    vault.mkdir(parents=True, exist_ok=True)
+    for src in sorted(template.rglob("*")):
+        rel = src.relative_to(template)
+        if rel.name == ".keep":
+            (vault / rel.parent).mkdir(parents=True, exist_ok=True)
+            continue
+        dst = vault / rel
+        if src.is_dir():
+            if not dst.exists():
+                dst.mkdir(parents=True)
+                created.append(rel.as_posix() + "/")
+            continue
+        if dst.exists() or dst.is_symlink():
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        created.append(rel.as_posix())
+    return created

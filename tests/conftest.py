@@ -1,0 +1,82 @@
+"""Shared fixtures. Every test gets its own temporary MNEMO_HOME (autouse), so nothing ever
+touches a real user folder. The real MiniLM embedder is loaded once per session."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mnemo.clock import Clock, parse_time
+from mnemo.config import load_settings
+from mnemo.engine import Mnemo
+from mnemo.nlp.embedder import HashEmbedder
+
+ROOT = Path(__file__).resolve().parent.parent
+T0 = parse_time("2026-03-02T09:00:00Z")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("MNEMO_HOME", str(home))
+    for var in list(os.environ):
+        if var.startswith("MNEMO_") and var != "MNEMO_HOME":
+            monkeypatch.delenv(var)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return home
+
+
+@pytest.fixture
+def home(_isolated_home: Path) -> Path:
+    return _isolated_home
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    v = tmp_path / "vault"
+    v.mkdir()
+    return v
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    """all-MiniLM-L6-v2 from the installed package, loaded once for the whole session."""
+    from mnemo.nlp.embedder import make_embedder
+
+    return make_embedder("all-MiniLM-L6-v2")
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(T0)
+
+
+@pytest.fixture
+def engine(home: Path, clock: Clock):
+    """An engine with the deterministic hash embedder: for tests of logic, not of quality."""
+    settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
+    with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
+        yield m
+
+
+@pytest.fixture
+def real_engine(home: Path, clock: Clock, real_embedder):
+    settings = load_settings(home=home)
+    with Mnemo(settings, clock=clock, embedder=real_embedder) as m:
+        yield m
+
+
+def run_cli(*args: str, home: Path | None = None, env: dict[str, str] | None = None, input: str | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the real ``mnemo`` console entry in a subprocess."""
+    full_env = dict(os.environ)
+    if home is not None:
+        full_env["MNEMO_HOME"] = str(home)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "mnemo", *args], capture_output=True, text=True, env=full_env, input=input, timeout=timeout
+    )
