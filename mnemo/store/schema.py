@@ -96,4 +96,53 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "0003_vault",
+        """
+        -- Every Markdown note of the vault as last indexed (derived: the vault is the truth).
+        -- uid is stable across renames so a move never re-embeds; content_hash, mtime and size
+        -- let a reconcile skip unchanged notes without reading them.
+        CREATE TABLE notes (
+            path TEXT PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            mnemo_id TEXT,
+            title TEXT NOT NULL,
+            aliases TEXT NOT NULL DEFAULT '[]',
+            tags TEXT NOT NULL DEFAULT '[]',
+            links TEXT NOT NULL DEFAULT '[]',
+            content_hash TEXT NOT NULL,
+            mtime REAL NOT NULL,
+            size INTEGER NOT NULL DEFAULT 0,
+            indexed_at REAL NOT NULL
+        );
+        CREATE INDEX notes_mnemo ON notes(mnemo_id);
+        CREATE INDEX notes_title ON notes(title COLLATE NOCASE);
+        CREATE INDEX notes_hash ON notes(content_hash);
+
+        -- Heading chunks of each note; id = '<note uid>:<ord>', hash = hash of the embedded text.
+        CREATE TABLE chunks (
+            id TEXT PRIMARY KEY,
+            note_uid TEXT NOT NULL,
+            ord INTEGER NOT NULL,
+            heading TEXT,
+            content TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            words INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX chunks_note ON chunks(note_uid, ord);
+
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            id UNINDEXED, title, heading, content, tags, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+
+        -- Promotions, demotions and renames, for the dashboard's weekly chart.
+        CREATE TABLE vault_log (
+            at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            memory_id TEXT,
+            path TEXT
+        );
+        CREATE INDEX vault_log_at ON vault_log(at);
+        """,
+    ),
 ]
