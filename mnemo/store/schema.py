@@ -120,8 +120,10 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX notes_hash ON notes(content_hash);
 
         -- Heading chunks of each note; id = '<note uid>:<ord>', hash = hash of the embedded text.
+        -- n is also the chunks_fts rowid, so a note's FTS rows are deleted by key, not by scan.
         CREATE TABLE chunks (
-            id TEXT PRIMARY KEY,
+            n INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
             note_uid TEXT NOT NULL,
             ord INTEGER NOT NULL,
             heading TEXT,
