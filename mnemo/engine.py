@@ -16,7 +16,8 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,9 @@ class Mnemo:
 
     def close(self) -> None:
         try:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
             self.store.close()
         finally:
             if self._lock:
@@ -282,7 +286,7 @@ class Mnemo:
 
         now = self.now()
         new = replace(m, status=status, updated_at=now, archived_at=now if status == Status.ARCHIVED else m.archived_at)
-        with self.write_lock:
+        with self.write_lock, self.index_write():
             self.store.update_memory(new)
             self.index.update_metadata("memories", [new.id], [vector_meta(new)])
         return new
@@ -293,7 +297,7 @@ class Mnemo:
 
         old = self.get(memory.id)
         new = replace(memory, updated_at=self.now())
-        with self.write_lock:
+        with self.write_lock, self.index_write():
             if new.content != old.content:
                 from .nlp.tokens import count_tokens
 
@@ -406,12 +410,21 @@ class Mnemo:
                 progress(len(batch))
         return n
 
+    @contextmanager
+    def index_write(self) -> Iterator[None]:
+        """Mark the vector index dirty around a write to it: if the process dies between the
+        store's commit and Chroma's write, the next open sees the mark and re-syncs."""
+        self.store.kv_set("index.dirty", "1")
+        yield
+        self.store.kv_set("index.dirty", "0")
+
     def _sync_index(self) -> None:
         """Embed memories the index lacks and drop vectors of memories the store lacks (after a
-        crash between the SQLite commit and the Chroma write). Cheap when counts agree."""
+        crash between the SQLite commit and the Chroma write, or a lost Chroma folder). Cheap
+        when the last write finished and the counts agree."""
         idx = self._index
         hot = self.store.count(status=_HOT)
-        if idx.count("memories") == hot:
+        if self.store.kv_get("index.dirty", "0") == "0" and idx.count("memories") == hot:
             return
         have = set(idx.all_ids("memories"))
         want: set[str] = set()
@@ -427,6 +440,7 @@ class Mnemo:
         if missing:
             log.info("indexing %d memories missing from the vector index", len(missing))
             self._embed_into_index([missing[i : i + 512] for i in range(0, len(missing), 512)])
+        self.store.kv_set("index.dirty", "0")
 
 
 _HOT = ("active", "promoted", "archived")

@@ -34,7 +34,7 @@ def write_memories(engine: Mnemo, drafts: list[tuple[Memory, bool]], progress: P
         vectors = engine.embedder.embed([m.content for m in memories])
         memories = [replace(m, embed_model=engine.embedder.model_hash) for m in memories]
         annotated = _annotate(engine, memories, vectors)
-        with engine.write_lock:
+        with engine.write_lock, engine.index_write():
             engine.store.insert_memories([m for m, _ in annotated])
             engine.store.mark_activity(engine.now())
             index.upsert("memories", [m.id for m, _ in annotated], vectors, [vector_meta(m) for m, _ in annotated])

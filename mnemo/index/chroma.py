@@ -67,6 +67,16 @@ class VectorIndex:
                 hint="run `mnemo reindex` to rebuild it" if not url else "is the Chroma server running?",
             ) from exc
 
+    def close(self) -> None:
+        """Release Chroma's process-wide system for this path so its files are closed (a later
+        open, even in this process, sees the folder as it is on disk)."""
+        with self._lock:
+            self._cols.clear()
+            try:
+                self.client.clear_system_cache()
+            except Exception:  # noqa: BLE001 - closing must not fail
+                log.debug("chroma system cache was already clear")
+
     def _name(self, name: str) -> str:
         return f"{self.prefix}{name}"
 

@@ -36,7 +36,7 @@ def freeze(engine: Mnemo, memories: list[Memory]) -> int:
         return 0
     vecs = engine.index.get_vectors("memories", [m.id for m in memories])
     now = engine.now()
-    with engine.write_lock:
+    with engine.write_lock, engine.index_write():
         with engine.store.tx() as conn:
             for m in memories:
                 vec = vecs.get(m.id)
@@ -56,12 +56,15 @@ def warm_up(engine: Mnemo, m: Memory) -> Memory:
     rows = engine.store.query("SELECT cold_vector, cold_scale FROM memories WHERE id = ?", (m.id,))
     blob, scale = (rows[0][0], rows[0][1]) if rows else (None, None)
     new = replace(m, status=Status.ACTIVE, updated_at=engine.now(), archived_at=None)
-    with engine.write_lock:
+    with engine.write_lock, engine.index_write():
         engine.store.update_memory(new)
         if blob is not None:
             vec = dequantize(blob, float(scale))
-            engine.index.upsert("memories", [m.id], vec[None, :], [vector_meta(new)])
-            engine.store.execute("UPDATE memories SET cold_vector = NULL, cold_scale = NULL WHERE id = ?", (m.id,))
-        else:
+        elif m.id in engine.index.get_vectors("memories", [m.id]):
             engine.index.update_metadata("memories", [m.id], [vector_meta(new)])
+            return new
+        else:
+            vec = engine.embedder.embed([new.content])[0]
+        engine.index.upsert("memories", [m.id], vec[None, :], [vector_meta(new)])
+        engine.store.execute("UPDATE memories SET cold_vector = NULL, cold_scale = NULL WHERE id = ?", (m.id,))
     return new

@@ -277,7 +277,7 @@ class Store:
         extra = where.replace("WHERE", "AND") if where else ""
         rows = self.query(
             "SELECT f.id, bm25(memories_fts, 0.0, 1.0, 0.5) AS s FROM memories_fts f "
-            f"JOIN memories m ON m.id = f.id WHERE memories_fts MATCH ? {extra} ORDER BY s LIMIT ?",
+            f"JOIN memories m ON m.id = f.id WHERE memories_fts MATCH ? {extra} ORDER BY s, f.id LIMIT ?",
             [match, *params, limit],
         )
         return [(r[0], -float(r[1])) for r in rows]
