@@ -49,6 +49,8 @@ class MnemoAPI(Protocol):
 
     def reindex(self, progress: Any = None) -> dict[str, int]: ...
 
+    def doctor(self, repair: bool = False) -> dict[str, Any]: ...
+
     def close(self) -> None: ...
 
 
@@ -66,4 +68,5 @@ OPERATIONS: dict[str, bool] = {
     "stats": False,
     "import_jsonl": True,
     "reindex": True,
+    "doctor": True,
 }

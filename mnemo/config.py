@@ -61,6 +61,19 @@ class ScoringSettings:
     promote_window_days: float = 14.0
     forget_threshold: float = 0.05
     cold_threshold: float = 0.001
+    promote_importance: float = 0.7  # or importance ≥ this with ≥ promote_uses uses (episodic → semantic)
+    episodic_half_life_days: float = 30.0  # age half-life of episodic memories (activity days)
+    reinforcement_scale: float = 0.1  # access reinforcement ρ = min(cap, scale·ln(1+uses))
+    reinforcement_cap: float = 0.3
+    touch_strength_boost: float = 0.0  # strength added by every use (Mnemex: optional)
+    cross_domain_boost: float = 0.1  # strength added by a cross-domain use (tag Jaccard < 0.3)
+    strength_cap: float = 2.0
+    review_min: float = 0.15  # the danger zone of spaced repetition
+    review_max: float = 0.35
+    archive_after_days: float = 90.0  # archival: older than this (calendar days) and ...
+    archive_retention: float = 0.15  # ... retention below this, ...
+    archive_importance: float = 0.3  # ... importance below this ...
+    archive_max_uses: int = 3  # ... and fewer uses than this
 
 
 @dataclass
@@ -78,6 +91,16 @@ class DaemonSettings:
     host: str = "127.0.0.1"
     port: int = 0  # 0: pick a free port
     allow_remote: bool = False
+    watch: bool = True  # run the vault watcher when a vault is configured
+    debounce: float = 1.0  # seconds a note must be quiet before the watcher indexes it
+    start_timeout: float = 120.0  # `daemon start` waits this long for the daemon to be ready
+    # Scheduled jobs: seconds of the daemon's clock between runs (0 turns a job off).
+    activity_interval: float = 900.0
+    promote_interval: float = 3600.0
+    gc_interval: float = 21600.0
+    enrich_interval: float = 300.0
+    dashboard_interval: float = 3600.0
+    dream_interval: float = 86400.0
 
 
 @dataclass

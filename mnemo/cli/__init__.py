@@ -96,3 +96,5 @@ def home_path(app: App) -> Path:
 
 # Command modules register themselves on ``cli``; import order is listing order in --help.
 from . import core  # noqa: E402,F401
+from . import daemon  # noqa: E402,F401
+from . import doctor  # noqa: E402,F401

@@ -1,0 +1,212 @@
+"""``RemoteMnemo``: the daemon's thin client. It implements the engine interface
+(``api.MnemoAPI``) by calling the daemon's JSON API, so the CLI and the MCP bridge are written
+once against either.
+
+Every operation in ``api.OPERATIONS`` is available as a method with the engine method's
+signature: arguments are bound like a direct call, sent as one JSON object
+(``POST /v1/<op>``), and the result is decoded into the type annotated on ``Mnemo.<op>``.
+Errors come back as the same ``MnemoError`` class the engine raised. Callable arguments
+(progress) are never sent: for operations that report progress the client asks for a stream
+of progress lines instead, which is also how an import knows which saves were acknowledged.
+
+Standard library only (plus ``models``): a client-only command must not pay for the model
+stack.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .daemon.endpoint import Endpoint, read_endpoint
+from .errors import DaemonError, MnemoError, error_from_dict
+from .wire import annotation_of, bind_arguments, decode, dumps
+
+NDJSON = "application/x-ndjson"
+
+
+class ConnectionLost(DaemonError):
+    """The daemon went away while a request was in flight: its outcome is unknown."""
+
+
+class RemoteMnemo:
+    remote = True
+
+    def __init__(self, endpoint: Endpoint, timeout: float | None = 3600.0) -> None:
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.home = Path(endpoint.home)
+        self._methods: dict[str, Callable[..., Any]] = {}
+
+    # -- connecting ---------------------------------------------------------------------------
+    @classmethod
+    def connect(cls, home: Path, timeout: float = 2.0) -> RemoteMnemo | None:
+        """A client for the daemon serving ``home``, or None when none answers."""
+        ep = read_endpoint(home)
+        if ep is None:
+            return None
+        client = cls(ep)
+        return client if client.ping(timeout) else None
+
+    def ping(self, timeout: float = 2.0) -> bool:
+        try:
+            data = self._request("GET", "/v1/health", timeout=timeout)
+        except MnemoError:
+            return False
+        return bool(data.get("ok")) and data.get("pid") == self.endpoint.pid
+
+    def close(self) -> None:
+        """Nothing to release: every call uses its own connection."""
+
+    def __enter__(self) -> RemoteMnemo:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the generic operation call -----------------------------------------------------------
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from .api import OPERATIONS
+
+        if name not in OPERATIONS:
+            raise AttributeError(f"{type(self).__name__} has no operation {name!r}")
+        method = self._methods.get(name)
+        if method is None:
+            method = self._make_method(name)
+            self._methods[name] = method
+        return method
+
+    def _make_method(self, op: str) -> Callable[..., Any]:
+        from .engine import Mnemo  # light: the engine imports its heavy parts lazily
+
+        target = getattr(Mnemo, op, None)
+        if target is None:
+            # Registered in OPERATIONS but not (yet) on this engine class: the daemon decides.
+            def untyped(**kwargs: Any) -> Any:
+                return self.call(op, kwargs)
+
+            return untyped
+        returns = annotation_of(target, "return")
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            bound = bind_arguments(target, args, kwargs)
+            progress = bound.pop("progress", None)
+            sent = {k: v for k, v in bound.items() if not callable(v)}
+            return decode(self.call(op, sent, progress=progress if callable(progress) else None), returns)
+
+        method.__name__ = op
+        method.__doc__ = target.__doc__
+        return method
+
+    def call(self, op: str, kwargs: dict[str, Any] | None = None, progress: Callable[[int], Any] | None = None) -> Any:
+        """Call one operation; returns its plain JSON result."""
+        return self._request("POST", f"/v1/{op}", kwargs or {}, progress=progress, op=op)
+
+    # -- operations with client-side behaviour ------------------------------------------------
+    def import_jsonl(self, path: str | Path, progress: Callable[[int], Any] | None = None, batch: int = 256) -> Any:
+        """The daemon reads the file (so the path is made absolute here) and streams one
+        acknowledgement per committed chunk; if the daemon goes away mid-import, the error
+        says how many memories (in file order) were saved and acknowledged."""
+        from .engine import Mnemo
+
+        acked = 0
+
+        def on_progress(n: int) -> None:
+            nonlocal acked
+            acked += n
+            if progress:
+                progress(n)
+
+        abspath = Path(path).expanduser().resolve()
+        try:
+            raw = self._request("POST", "/v1/import_jsonl", {"path": str(abspath), "batch": batch},
+                                progress=on_progress, op="import_jsonl")
+        except ConnectionLost as exc:
+            raise ConnectionLost(
+                f"the daemon stopped during the import of {abspath}: the first {acked} memories were saved "
+                "and acknowledged; later lines may or may not have been saved",
+                hint="start the daemon again (`mnemo daemon start`), check with `mnemo doctor`, then import the remaining lines",
+            ) from exc.__cause__
+        except MnemoError as exc:
+            if acked:
+                exc.message = f"{exc.message} ({acked} memories were saved before this, in file order)"
+            raise
+        self.acknowledged = acked
+        return decode(raw, annotation_of(Mnemo.import_jsonl, "return"))
+
+    def daemon_status(self) -> dict[str, Any]:
+        return self._request("GET", "/v1/status")
+
+    def operations(self) -> dict[str, Any]:
+        return self._request("GET", "/v1/operations")
+
+    def shutdown(self) -> dict[str, Any]:
+        return self._request("POST", "/v1/shutdown", {})
+
+    # -- HTTP -----------------------------------------------------------------------------------
+    def _request(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        progress: Callable[[int], Any] | None = None,
+        op: str | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        ep = self.endpoint
+        headers = {"Authorization": f"Bearer {ep.token}", "Accept": NDJSON if progress else "application/json"}
+        data = None
+        if body is not None:
+            data = dumps(body)
+            headers["Content-Type"] = "application/json"
+        conn = http.client.HTTPConnection(ep.host, ep.port, timeout=timeout or self.timeout)
+        what = f"`{op}`" if op else path
+        try:
+            try:
+                conn.request(method, path, body=data, headers=headers)
+            except OSError as exc:
+                raise DaemonError(
+                    f"the daemon at {ep.url} does not answer ({exc.strerror or exc})",
+                    hint="check `mnemo daemon status`; start it with `mnemo daemon start`",
+                ) from exc
+            try:
+                resp = conn.getresponse()
+                if progress and resp.status == 200 and resp.getheader("Content-Type", "").startswith(NDJSON):
+                    return self._read_stream(resp, progress)
+                payload = resp.read()
+            except (OSError, http.client.HTTPException) as exc:
+                raise ConnectionLost(
+                    f"lost the connection to the daemon during {what}; whether it completed is unknown",
+                    hint="see `mnemo daemon status` and the log in MNEMO_HOME/daemon.log",
+                ) from exc
+        finally:
+            conn.close()
+        try:
+            decoded = json.loads(payload or b"{}")
+        except ValueError as exc:
+            raise DaemonError(f"the daemon sent a reply that is not JSON ({resp.status})") from exc
+        if resp.status >= 400 or (isinstance(decoded, dict) and "error" in decoded and "result" not in decoded):
+            raise error_from_dict(decoded if isinstance(decoded, dict) else {})
+        return decoded.get("result", decoded) if isinstance(decoded, dict) and "result" in decoded else decoded
+
+    @staticmethod
+    def _read_stream(resp: http.client.HTTPResponse, progress: Callable[[int], Any]) -> Any:
+        """NDJSON: ``{"progress": n}`` lines, then one ``{"result": ...}`` or error line."""
+        while True:
+            line = resp.readline()
+            if not line.endswith(b"\n"):  # EOF, or a line cut short by a dying daemon
+                raise ConnectionLost("the daemon closed the stream before the result")
+            if not line.strip():
+                continue
+            msg = json.loads(line)
+            if "progress" in msg:
+                progress(int(msg["progress"]))
+            elif "result" in msg:
+                return msg["result"]
+            elif "error" in msg:
+                raise error_from_dict(msg)
