@@ -395,6 +395,12 @@ class Mnemo:
             self.store.kv_set("index.model_name", self.embedder.name)
         return {"fts": fts, "vectors": vectors}
 
+    def doctor(self, repair: bool = False) -> dict[str, Any]:
+        """Check that the indexes agree with the store; ``repair`` fixes them from the store."""
+        from .doctor import run_checks
+
+        return run_checks(self, repair=repair)
+
     def _rebuild_vectors(self, progress: Progress | None = None) -> int:
         idx = self._index
         idx.drop("memories")
