@@ -239,3 +239,18 @@ class Stats(_JSON):
     home: str = ""
     vault: str | None = None
     embed_model: str | None = None
+
+
+@dataclass(frozen=True)
+class PromotionResult(_JSON):
+    """What promoting one memory did (or, under ``dry_run``, would do) in the vault."""
+
+    memory_id: str
+    path: str  # vault-relative note path ("" when skipped)
+    created: bool = False
+    dry_run: bool = False
+    title: str = ""
+    status: str = "created"  # created | updated | unchanged | planned | skipped
+    reason: str | None = None
+    entities: tuple[str, ...] = ()
+    entity_notes: tuple[str, ...] = ()  # entity notes created on the way
