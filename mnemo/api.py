@@ -51,6 +51,18 @@ class MnemoAPI(Protocol):
 
     def doctor(self, repair: bool = False) -> dict[str, Any]: ...
 
+    def explain(self, memory_id: str) -> dict[str, Any]: ...
+
+    def pin(self, memory_id: str) -> Memory: ...
+
+    def unpin(self, memory_id: str) -> Memory: ...
+
+    def review(self, limit: int = 20) -> list[dict[str, Any]]: ...
+
+    def gc(self, dry_run: bool = False) -> dict[str, Any]: ...
+
+    def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str] | None = None) -> list[Memory]: ...
+
     def close(self) -> None: ...
 
 
@@ -69,4 +81,10 @@ OPERATIONS: dict[str, bool] = {
     "import_jsonl": True,
     "reindex": True,
     "doctor": True,
+    "explain": False,
+    "pin": True,
+    "unpin": True,
+    "review": False,
+    "gc": True,
+    "observe": True,
 }

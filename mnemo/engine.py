@@ -278,8 +278,52 @@ class Mnemo:
         if m.status not in (Status.ARCHIVED, Status.COLD):
             return m
         from .lifecycle.cold import warm_up
+        from .lifecycle.reinforce import reinforce
 
-        return warm_up(self, m)
+        warm_up(self, m)
+        # Bringing a memory back is a deliberate use: without it the next gc would archive it again.
+        return reinforce(self, [m.id], kind="restore")[0]
+
+    # -- scoring and the lifecycle (logic in scoring/ and lifecycle/) -------------------------
+    def explain(self, memory_id: str) -> dict[str, Any]:
+        """Every factor of a memory's retention and importance, and the clock each used."""
+        from .lifecycle.assess import explain
+
+        return explain(self, self.get(memory_id))
+
+    def pin(self, memory_id: str) -> Memory:
+        """Never forget this memory (gc skips it, forget refuses it)."""
+        from .lifecycle.pin import set_pinned
+
+        return set_pinned(self, memory_id, True)
+
+    def unpin(self, memory_id: str) -> Memory:
+        from .lifecycle.pin import set_pinned
+
+        return set_pinned(self, memory_id, False)
+
+    def review(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The spaced-repetition queue: memories in the danger zone, most urgent first."""
+        from .lifecycle.review import review
+
+        return review(self, limit=limit)
+
+    def gc(self, dry_run: bool = False) -> dict[str, Any]:
+        """The forgetting pass: archive what faded, freeze what is nearly gone (never deletes)."""
+        from .lifecycle.gc import gc
+
+        return gc(self, dry_run=dry_run)
+
+    def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str] | None = None) -> list[Memory]:
+        """Memories used in a conversation: reinforce each, with cross-domain detection."""
+        from .lifecycle.reinforce import reinforce
+
+        if isinstance(memory_ids, str):
+            memory_ids = [memory_ids]
+        if not memory_ids:
+            raise InvalidInput("no memory ids given", hint="pass one or more ids")
+        ids = list(dict.fromkeys(self.resolve_id(i) for i in memory_ids))
+        return reinforce(self, ids, context_tags=context_tags, kind="observe")
 
     def set_status(self, m: Memory, status: Status) -> Memory:
         from dataclasses import replace

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..models import Memory
+from ..models import Layer, Memory
 
 if TYPE_CHECKING:
     from ..engine import Mnemo
@@ -26,13 +26,22 @@ def is_cross_domain(memory_tags: Sequence[str], context_tags: Sequence[str]) -> 
     return len(a & b) / len(a | b) < CROSS_DOMAIN_JACCARD
 
 
-def reinforced(m: Memory, now: float, cross_domain: bool = False, review: bool = False) -> Memory:
-    strength = min(STRENGTH_CAP, m.strength + CROSS_DOMAIN_BOOST) if cross_domain else m.strength
+def reinforced(m: Memory, now: float, cross_domain: bool = False, review: bool = False,
+               boost: float = CROSS_DOMAIN_BOOST, cap: float = STRENGTH_CAP, touch_boost: float = 0.0) -> Memory:
+    """Mnemex: a use resets ``last_used``, adds a use and may add strength (``touch_boost``,
+    0 by default); a cross-domain use adds ``boost`` (0.1). Strength never exceeds ``cap`` (2.0)
+    and never drops. The working → episodic transition (2 uses) is applied here too."""
+    from ..scoring.layers import next_layer
+
+    strength = m.strength + touch_boost + (boost if cross_domain else 0.0)
+    strength = max(m.strength, min(cap, strength))
+    layer = Layer(next_layer(m.layer.value, now - m.created_at, m.use_count + 1))
     return replace(
         m,
         use_count=m.use_count + 1,
         last_used=now,
         strength=strength,
+        layer=layer,
         cross_domain_count=m.cross_domain_count + int(cross_domain),
         review_count=m.review_count + int(review),
         last_review_at=now if review else m.last_review_at,
@@ -43,19 +52,30 @@ def reinforce(
     engine: Mnemo, ids: Sequence[str], context_tags: Sequence[str] | None = None, kind: str = "touch"
 ) -> list[Memory]:
     now = engine.now()
+    s = engine.settings.scoring
     found = engine.store.get_memories(ids)
     out: list[Memory] = []
+    moved: list[Memory] = []
     with engine.write_lock, engine.store.tx():
         for mid in ids:
             m = found.get(mid)
             if m is None:
                 continue
             cross = is_cross_domain(m.tags, context_tags or ())
-            new = reinforced(m, now, cross_domain=cross, review=kind == "observe")
+            new = reinforced(m, now, cross_domain=cross, review=kind == "observe", boost=s.cross_domain_boost,
+                             cap=s.strength_cap, touch_boost=s.touch_strength_boost)
             engine.store.update_memory(new)
             out.append(new)
+            if new.layer != m.layer and new.status.value != "cold":
+                moved.append(new)
         engine.store.add_uses(
             (m.id, now, kind, json.dumps({"tags": list(context_tags)}) if context_tags else None) for m in out
         )
         engine.store.mark_activity(now)
+    if moved:
+        # The layer is an index filter: keep Chroma's copy in step.
+        from ..engine import vector_meta
+
+        with engine.write_lock, engine.index_write():
+            engine.index.update_metadata("memories", [m.id for m in moved], [vector_meta(m) for m in moved])
     return out

@@ -302,6 +302,20 @@ class Store:
         )
         return [float(r[0]) for r in rows]
 
+    def use_times_many(self, ids: Sequence[str], since: float | None = None) -> dict[str, list[float]]:
+        """Use timestamps of many memories (id → sorted times), one query per 500 ids."""
+        out: dict[str, list[float]] = {}
+        ids = list(dict.fromkeys(ids))
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for r in self.query(
+                f"SELECT memory_id, at FROM uses WHERE memory_id IN ({marks}) AND at >= ? ORDER BY at",
+                [*part, since or 0.0],
+            ):
+                out.setdefault(r[0], []).append(float(r[1]))
+        return out
+
     def mark_activity(self, at: float) -> None:
         self.execute("INSERT OR IGNORE INTO activity_days (day, first_at) VALUES (?, ?)", (day_of(at), at))
 

@@ -1,0 +1,108 @@
+"""Score stored memories: measure their times against the store's clocks, then apply the pure
+scoring functions. One batch costs a fixed handful of queries (activity days, uses, inbound
+links, entity counts) whatever its size, so ``gc`` over thousands of memories stays cheap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..scoring.activity import ActivityCalendar
+from ..scoring.importance import ImportanceFactors, entity_counts, importances
+from ..scoring.retention import RetentionFactors, RetentionParams, memory_factors
+from ..scoring.review import DANGER_MAX, DANGER_MIN, review_priority
+from .eligibility import PromotionRule, promotion_decision, uses_in_window
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+    from ..models import Memory
+
+
+@dataclass(frozen=True)
+class Assessment:
+    memory_id: str
+    layer: str  # the layer the memory is in now (working may already have become episodic)
+    factors: RetentionFactors
+    importance_factors: ImportanceFactors
+    window_uses: int
+    eligible: bool
+    why: str
+    review_priority: float
+
+    @property
+    def retention(self) -> float:
+        return self.factors.retention
+
+    @property
+    def importance(self) -> float:
+        return self.importance_factors.importance
+
+
+def assess(engine: Mnemo, memories: list[Memory], now: float | None = None,
+           calendar: ActivityCalendar | None = None, entities: dict[str, int] | None = None) -> dict[str, Assessment]:
+    if not memories:
+        return {}
+    now = engine.now() if now is None else now
+    s = engine.settings.scoring
+    calendar = calendar or ActivityCalendar.of(engine.store)
+    params = RetentionParams.from_settings(s)
+    rule = PromotionRule.from_settings(s)
+    low, high = getattr(s, "review_min", DANGER_MIN), getattr(s, "review_max", DANGER_MAX)
+    ids = [m.id for m in memories]
+    window = engine.store.use_times_many(ids, since=now - rule.window_days * 86400.0)
+    imps = importances(engine, memories, now, calendar=calendar,
+                       entities=entity_counts(engine) if entities is None else entities)
+    out: dict[str, Assessment] = {}
+    for m in memories:
+        f = memory_factors(m, now, calendar, params)
+        imp = imps[m.id]
+        wu = uses_in_window(window.get(m.id, []), now, rule.window_days)
+        ok, why = promotion_decision(status=m.status.value, layer=f.layer, use_count=m.use_count,
+                                     retention=f.retention, window_uses=wu, importance=imp.importance, rule=rule)
+        out[m.id] = Assessment(m.id, f.layer, f, imp, wu, ok, why, review_priority(f.retention, low, high))
+    return out
+
+
+def explain(engine: Mnemo, memory: Memory, now: float | None = None) -> dict[str, Any]:
+    """Every factor of a memory's scores, the clock each one used, and what the lifecycle
+    rules make of them."""
+    from ..clock import iso
+
+    now = engine.now() if now is None else now
+    s = engine.settings.scoring
+    a = assess(engine, [memory], now)[memory.id]
+    r = a.retention
+    return {
+        "id": memory.id,
+        "now": iso(now),
+        "status": memory.status.value,
+        "layer": memory.layer.value,
+        "effective_layer": a.layer,
+        "type": memory.type.value,
+        "source": memory.source.value,
+        "pinned": memory.pinned,
+        "use_count": memory.use_count,
+        "strength": memory.strength,
+        "created_at": iso(memory.created_at),
+        "last_used": iso(memory.last_used),
+        "retention": r,
+        "importance": a.importance,
+        "retention_factors": a.factors.to_dict(),
+        "importance_factors": a.importance_factors.to_dict(),
+        "review_priority": a.review_priority,
+        "promotion": {
+            "eligible": a.eligible,
+            "why": a.why,
+            "uses_in_window": a.window_uses,
+            "window_days": s.promote_window_days,
+            "window_clock": "calendar time (use timestamps)",
+        },
+        "thresholds": {
+            "promote": s.promote_threshold,
+            "promote_importance": getattr(s, "promote_importance", 0.7),
+            "forget": s.forget_threshold,
+            "cold": s.cold_threshold,
+        },
+        "would_forget": (not memory.pinned) and memory.status.value == "active" and r < s.forget_threshold,
+        "would_freeze": (not memory.pinned) and memory.status.value in ("active", "archived") and r < s.cold_threshold,
+    }

@@ -1,0 +1,25 @@
+"""The review queue as the engine serves it: memories in the danger zone with their priority
+(pure priority and queue in ``scoring.review``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidInput
+from ..scoring.retention import retentions
+from ..scoring.review import review_queue
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+
+
+def review(engine: Mnemo, limit: int = 20) -> list[dict[str, Any]]:
+    if not isinstance(limit, int) or limit < 1:
+        raise InvalidInput("limit must be a positive whole number")
+    now = engine.now()
+    queue = review_queue(engine, limit=limit, now=now)
+    r = retentions(engine, [m for m, _ in queue], now)
+    return [
+        {"memory": m.to_dict(), "priority": round(p, 6), "retention": round(r[m.id], 6)}
+        for m, p in queue
+    ]

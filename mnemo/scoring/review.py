@@ -1,0 +1,47 @@
+"""Natural spaced repetition (Mnemex seed): the danger zone and the review queue.
+
+A memory whose retention sits in the danger zone (0.15–0.35 by default) is about to be forgotten
+but still worth saving; surfacing it in a relevant recall and having it used reinforces it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+    from ..models import Memory
+
+DANGER_MIN = 0.15
+DANGER_MAX = 0.35
+
+
+def review_priority(retention: float, low: float = DANGER_MIN, high: float = DANGER_MAX) -> float:
+    """Inverted parabola over the danger zone (Mnemex seed):
+    ``x = (R - low) / (high - low)``, ``priority = 1 - 4·(x - 0.5)²`` inside [low, high], 0
+    outside. Peak 1.0 at the midpoint (0.25), 0 at both edges. Clock: none (a function of R)."""
+    if high <= low:
+        raise ValueError("the danger zone needs low < high")
+    if retention < low or retention > high:
+        return 0.0
+    x = (retention - low) / (high - low)
+    return max(0.0, min(1.0, 1.0 - 4.0 * (x - 0.5) ** 2))
+
+
+def review_queue(engine: Mnemo, limit: int = 20, now: float | None = None) -> list[tuple[Memory, float]]:
+    """Active memories in the danger zone, highest priority first (ties: the older last use
+    first). Pinned memories are included: pinning stops forgetting, not reviewing."""
+    from .retention import retentions
+
+    now = engine.now() if now is None else now
+    s = engine.settings.scoring
+    low, high = getattr(s, "review_min", DANGER_MIN), getattr(s, "review_max", DANGER_MAX)
+    out: list[tuple[Memory, float]] = []
+    for batch in engine.store.iter_memories(batch=1000, status=("active",)):
+        r = retentions(engine, batch, now)
+        for m in batch:
+            p = review_priority(r[m.id], low, high)
+            if p > 0.0:
+                out.append((m, p))
+    out.sort(key=lambda mp: (-mp[1], mp[0].last_used or mp[0].created_at, mp[0].id))
+    return out[: max(0, limit)]
