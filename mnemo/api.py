@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .models import Hit, ImportResult, Memory, SaveResult, Stats
+from .models import Hit, ImportResult, Memory, PromotionResult, SaveResult, Stats
 
 
 class MnemoAPI(Protocol):
@@ -63,6 +63,24 @@ class MnemoAPI(Protocol):
 
     def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str] | None = None) -> list[Memory]: ...
 
+    def index_vault(self, progress: Any = None) -> dict[str, Any]: ...
+
+    def index_note(self, path: str) -> dict[str, Any]: ...
+
+    def remove_note(self, path: str) -> dict[str, Any]: ...
+
+    def move_note(self, old: str, new: str) -> dict[str, Any]: ...
+
+    def promote(self, memory_id: str | None = None, auto: bool = False, dry_run: bool = False) -> list[PromotionResult]: ...
+
+    def demote(self, memory_id: str) -> Memory: ...
+
+    def read_note(self, path_or_title: str) -> dict[str, Any]: ...
+
+    def rename_note(self, path: str, title: str) -> dict[str, Any]: ...
+
+    def dashboard(self) -> str: ...
+
     def close(self) -> None: ...
 
 
@@ -87,4 +105,13 @@ OPERATIONS: dict[str, bool] = {
     "review": False,
     "gc": True,
     "observe": True,
+    "index_vault": True,
+    "index_note": True,
+    "remove_note": True,
+    "move_note": True,
+    "promote": True,
+    "demote": True,
+    "read_note": False,
+    "rename_note": True,
+    "dashboard": True,
 }

@@ -34,6 +34,7 @@ from .models import (
     Layer,
     Memory,
     MemoryType,
+    PromotionResult,
     SaveResult,
     Source,
     Stats,
@@ -325,6 +326,72 @@ class Mnemo:
         ids = list(dict.fromkeys(self.resolve_id(i) for i in memory_ids))
         return reinforce(self, ids, context_tags=context_tags, kind="observe")
 
+    # -- the vault tier (logic in vault/ and lifecycle/promote.py) ----------------------------
+    def index_vault(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Reconcile the vault's notes with the index by content hash (added, changed, moved,
+        removed, unchanged); owned notes' edits flow back into their memories."""
+        from .vault import indexer, vault_lock
+
+        with vault_lock(self):
+            return indexer.index_vault(self, progress)
+
+    def index_note(self, path: str) -> dict[str, Any]:
+        """Index or re-index one note (absolute or vault-relative path)."""
+        from .vault import indexer, vault_lock
+
+        with vault_lock(self):
+            return indexer.index_note(self, path)
+
+    def remove_note(self, path: str) -> dict[str, Any]:
+        from .vault import indexer, vault_lock
+
+        with vault_lock(self):
+            return indexer.remove_note(self, path)
+
+    def move_note(self, old: str, new: str) -> dict[str, Any]:
+        from .vault import indexer, vault_lock
+
+        with vault_lock(self):
+            return indexer.move_note(self, old, new)
+
+    def promote(self, memory_id: str | None = None, auto: bool = False, dry_run: bool = False) -> list[PromotionResult]:
+        """Promote one memory, or every eligible one with ``auto``, into a note in the vault."""
+        from .lifecycle.promote import promote
+        from .vault import vault_lock
+
+        with vault_lock(self):
+            return promote(self, memory_id, auto=auto, dry_run=dry_run)
+
+    def demote(self, memory_id: str) -> Memory:
+        """Move a promoted memory's note to the archive (marked) and make it active again."""
+        from .lifecycle.promote import demote
+        from .vault import vault_lock
+
+        with vault_lock(self):
+            return demote(self, memory_id)
+
+    def read_note(self, path_or_title: str) -> dict[str, Any]:
+        """One note of the vault by path or title (confined to the vault)."""
+        from .vault.read import read_note
+
+        return read_note(self, path_or_title)
+
+    def rename_note(self, path: str, title: str) -> dict[str, Any]:
+        """Rename a note mnemo owns; incoming wikilinks in every note follow."""
+        from .vault import vault_lock
+        from .vault.rename import rename_note
+
+        with vault_lock(self):
+            return rename_note(self, path, title)
+
+    def dashboard(self) -> str:
+        """Write the dashboard note; returns its vault-relative path."""
+        from .vault import vault_lock
+        from .vault.dashboard import write_dashboard
+
+        with vault_lock(self):
+            return write_dashboard(self)
+
     def set_status(self, m: Memory, status: Status) -> Memory:
         from dataclasses import replace
 
@@ -418,6 +485,8 @@ class Mnemo:
             links=s.count_links(),
             uses=int(s.query("SELECT count(*) FROM uses")[0][0]),
             activity_days=int(s.query("SELECT count(*) FROM activity_days")[0][0]),
+            notes=int(s.query("SELECT count(*) FROM notes")[0][0]),
+            chunks=int(s.query("SELECT count(*) FROM chunks")[0][0]),
             home=str(self.home),
             vault=str(self.settings.vault) if self.settings.vault else None,
             embed_model=s.kv_get("index.model_name") or self.settings.embedding.model,

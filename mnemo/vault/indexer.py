@@ -1,0 +1,482 @@
+"""Indexing the vault: every Markdown note into the ``notes``/``chunks`` tables, FTS5 and Chroma.
+
+- What is indexed: ``*.md`` files, minus dot paths (``.obsidian``, ``.trash``, temp files),
+  conflict copies (``Note 2.md`` / ``Note (1).md`` next to ``Note.md``, ``(conflicted copy)``,
+  ``.sync-conflict-*``) and the globs in ``vault.exclude``.
+- Reconcile by content hash: a note whose mtime and size are unchanged is not even read; one
+  whose bytes hash the same is not re-parsed; a changed note re-embeds only the chunks whose
+  text changed; a file that appears with the hash of one that vanished is a move (no
+  re-embedding). A changed embedding model re-embeds every chunk.
+- Write order: Chroma (derived) first, then the SQLite rows with the new hash, so a crash in
+  between makes the next reconcile redo that note, never skip it.
+- A note mnemo owns (``mnemo_id`` of a memory) is synced back into its memory after indexing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import logging
+import os
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UnsafePath, VaultError
+from .chunk import Chunk, chunk_note, embed_text
+from .names import resolve_in_vault, vault_rel
+from .parse import ParsedNote, parse_note
+from .search import COLLECTION
+from .wikilinks import link_targets
+from .writer import bytes_hash, text_hash
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+BATCH_NOTES = 64
+MAX_NOTE_BYTES = 8 * 1024 * 1024  # bigger "notes" are data, not notes
+_NUMBERED = re.compile(r"^(?P<base>.+?)(?: (?P<n>\d{1,3})| \((?P<p>\d{1,3})\))$")
+_CONFLICT = re.compile(r"conflicted copy|\.sync-conflict-|conflict[- ]\d{4}|\(conflict\)", re.IGNORECASE)
+
+
+def require_vault(engine: Mnemo) -> Path:
+    vault = engine.settings.vault
+    if vault is None:
+        raise VaultError("no vault is configured", hint="pass --vault PATH, set MNEMO_VAULT, or run `mnemo init --vault PATH`")
+    if not vault.is_dir():
+        raise VaultError(f"the vault {vault} does not exist", hint="run `mnemo init --vault PATH` to create it")
+    return vault
+
+
+# -- what counts as a note --------------------------------------------------------------------
+def is_conflict_copy(rel: str, exists: Callable[[str], bool]) -> bool:
+    """Sync-tool duplicates: ``(conflicted copy)``, ``.sync-conflict-``, and ``Note 2.md`` or
+    ``Note (1).md`` when ``Note.md`` sits beside it (so a real ``Chapter 2.md`` alone is a note)."""
+    name = rel.rsplit("/", 1)[-1]
+    if _CONFLICT.search(name):
+        return True
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    m = _NUMBERED.match(stem)
+    if not m:
+        return False
+    folder = rel[: -len(name)]
+    return exists(f"{folder}{m.group('base')}.md")
+
+
+def excluded(rel: str, patterns: list[str]) -> bool:
+    for pat in patterns:
+        pat = pat.strip().replace("\\", "/")
+        if not pat:
+            continue
+        if fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(rel, pat.rstrip("/") + "/*") or rel.startswith(pat.rstrip("/") + "/"):
+            return True
+    return False
+
+
+def indexable(vault: Path, rel: str, patterns: list[str]) -> bool:
+    if not rel.lower().endswith(".md") or any(p.startswith(".") for p in rel.split("/")):
+        return False
+    if excluded(rel, patterns):
+        return False
+    return not is_conflict_copy(rel, lambda r: (vault / r).is_file())
+
+
+def scan(vault: Path, patterns: list[str]) -> list[str]:
+    """Vault-relative paths of every indexable note, sorted. Symlinked folders are not followed
+    (they may lead out of the vault, or loop)."""
+    out: list[str] = []
+    root = str(vault)
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if rel_folder == "." else rel_folder + "/"
+        names = set(files)
+        for name in sorted(files):
+            if name.startswith(".") or not name.lower().endswith(".md"):
+                continue
+            rel = prefix + name
+            if excluded(rel, patterns):
+                continue
+            if is_conflict_copy(rel, lambda r, p=prefix, ns=names: r.startswith(p) and r[len(p):] in ns):
+                continue
+            full = os.path.join(folder, name)
+            if os.path.islink(full):
+                try:
+                    resolve_in_vault(vault, rel)
+                except UnsafePath:
+                    continue
+            out.append(rel)
+    return out
+
+
+# -- the catalog --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NoteRow:
+    path: str
+    uid: str
+    mnemo_id: str | None
+    title: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    links: tuple[str, ...]
+    content_hash: str
+    mtime: float
+    size: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+
+
+def _row(r: Any) -> NoteRow:
+    return NoteRow(
+        path=r["path"], uid=r["uid"], mnemo_id=r["mnemo_id"], title=r["title"],
+        aliases=tuple(json.loads(r["aliases"])), tags=tuple(json.loads(r["tags"])),
+        links=tuple(json.loads(r["links"])), content_hash=r["content_hash"], mtime=float(r["mtime"]),
+        size=int(r["size"]),
+    )
+
+
+def all_rows(engine: Mnemo) -> dict[str, NoteRow]:
+    return {r["path"]: _row(r) for r in engine.store.query("SELECT * FROM notes")}
+
+
+def get_row(engine: Mnemo, rel: str) -> NoteRow | None:
+    rows = engine.store.query("SELECT * FROM notes WHERE path = ?", (rel,))
+    return _row(rows[0]) if rows else None
+
+
+def rows_by_mnemo_id(engine: Mnemo, mnemo_id: str) -> list[NoteRow]:
+    return [_row(r) for r in engine.store.query("SELECT * FROM notes WHERE mnemo_id = ? ORDER BY path", (mnemo_id,))]
+
+
+def rows_by_name(engine: Mnemo, name: str) -> list[NoteRow]:
+    """Notes whose title or one of whose aliases is ``name`` (case-insensitive)."""
+    rows = engine.store.query(
+        "SELECT * FROM notes WHERE title = ? COLLATE NOCASE OR EXISTS "
+        "(SELECT 1 FROM json_each(notes.aliases) WHERE lower(value) = lower(?)) ORDER BY length(path), path",
+        (name, name),
+    )
+    return [_row(r) for r in rows]
+
+
+# -- indexing -----------------------------------------------------------------------------------
+@dataclass
+class _Pending:
+    rel: str
+    parsed: ParsedNote
+    chunks: list[Chunk]
+    digest: str
+    mtime: float
+    size: int
+    old: NoteRow | None
+
+
+def _read(path: Path) -> tuple[bytes, float, int] | None:
+    try:
+        st = path.stat()
+        if st.st_size > MAX_NOTE_BYTES:
+            log.warning("skipping %s: %d bytes is too large for a note", path, st.st_size)
+            return None
+        return path.read_bytes(), st.st_mtime, st.st_size
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return None
+
+
+def _prepare(engine: Mnemo, rel: str, data: bytes, mtime: float, size: int, old: NoteRow | None) -> _Pending:
+    text = data.decode("utf-8", errors="replace")
+    parsed = parse_note(rel, text)
+    if parsed.fm_error:
+        log.warning("%s: %s (indexed as text; mnemo will not rewrite it)", rel, parsed.fm_error)
+    chunks = chunk_note(parsed, engine.settings.vault_cfg.chunk_words)
+    return _Pending(rel, parsed, chunks, bytes_hash(data), mtime, size, old)
+
+
+def _old_chunks(engine: Mnemo, uid: str) -> dict[str, tuple[str, str | None]]:
+    return {r[0]: (r[1], r[2]) for r in engine.store.query("SELECT id, hash, heading FROM chunks WHERE note_uid = ?", (uid,))}
+
+
+def _chunk_meta(p: _Pending, c: Chunk) -> dict[str, Any]:
+    return {"path": p.rel, "title": p.parsed.title, "heading": c.heading, "ord": c.ord, "mnemo_id": p.parsed.mnemo_id}
+
+
+def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = None) -> int:
+    """Embed what changed for a batch of notes, write Chroma, then the SQLite rows. A chunk whose
+    text is unchanged keeps its vector, even when it moved to another position in the note."""
+    if not pending:
+        return 0
+    plans = []
+    to_embed: list[str] = []
+    for p in pending:
+        uid = p.old.uid if p.old else uuid.uuid4().hex[:16]
+        old = _old_chunks(engine, uid) if p.old else {}
+        by_hash = {h: cid for cid, (h, _) in old.items()}
+        rows = []
+        for c in p.chunks:
+            cid = f"{uid}:{c.ord}"
+            h = text_hash(embed_text(p.parsed.title, c))
+            if old.get(cid, (None, None))[0] == h:
+                rows.append((cid, c, h, "keep", None))
+            elif h in by_hash:
+                rows.append((cid, c, h, "copy", by_hash[h]))
+            else:
+                rows.append((cid, c, h, "embed", len(to_embed)))
+                to_embed.append(embed_text(p.parsed.title, c))
+        gone = sorted(set(old) - {r[0] for r in rows})
+        plans.append((p, uid, rows, gone))
+    vectors = engine.embedder.embed(to_embed) if to_embed else None
+    index = engine.index
+    with engine.write_lock:
+        for p, uid, rows, gone in plans:
+            other = get_row(engine, p.rel)
+            if other is not None and other.uid != uid:
+                _forget(engine, other)  # a different note used to live at this path
+            copy = [r for r in rows if r[3] == "copy"]
+            # Fetch reused vectors before any upsert below overwrites the ids they live under.
+            found = index.get_vectors(COLLECTION, [r[4] for r in copy]) if copy else {}
+            embed = [r for r in rows if r[3] == "embed"]
+            if embed:
+                index.upsert(COLLECTION, [r[0] for r in embed], vectors[[r[4] for r in embed]],
+                             [_chunk_meta(p, r[1]) for r in embed])
+            if copy:
+                have = [r for r in copy if r[4] in found]
+                missing = [r for r in copy if r[4] not in found]
+                if have:
+                    index.upsert(COLLECTION, [r[0] for r in have], [found[r[4]] for r in have],
+                                 [_chunk_meta(p, r[1]) for r in have])
+                if missing:  # the index lost them (a crash): embed after all
+                    vecs = engine.embedder.embed([embed_text(p.parsed.title, r[1]) for r in missing])
+                    index.upsert(COLLECTION, [r[0] for r in missing], vecs, [_chunk_meta(p, r[1]) for r in missing])
+            keep = [r for r in rows if r[3] == "keep"]
+            if keep and p.old and (p.old.path != p.rel or p.old.mnemo_id != p.parsed.mnemo_id):
+                index.update_metadata(COLLECTION, [r[0] for r in keep], [_chunk_meta(p, r[1]) for r in keep])
+            reused = {r[0] for r in rows}
+            gone = [g for g in gone if g not in reused]
+            if gone:
+                index.delete(COLLECTION, gone)
+            _write_rows(engine, p, uid, rows)
+    if progress:
+        progress(len(pending))
+    return len(to_embed)
+
+
+def _write_rows(engine: Mnemo, p: _Pending, uid: str, rows: list[tuple[str, Chunk, str, str, Any]]) -> None:
+    parsed = p.parsed
+    now = engine.now()
+    tags = " ".join(parsed.tags)
+    with engine.store.tx() as conn:
+        if p.old and p.old.path != p.rel:
+            conn.execute("DELETE FROM notes WHERE path = ?", (p.old.path,))
+        conn.execute("DELETE FROM notes WHERE path = ? AND uid != ?", (p.rel, uid))
+        conn.execute(
+            "INSERT INTO notes (path, uid, mnemo_id, title, aliases, tags, links, content_hash, mtime, size, indexed_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET uid=excluded.uid, mnemo_id=excluded.mnemo_id, "
+            "title=excluded.title, aliases=excluded.aliases, tags=excluded.tags, links=excluded.links, "
+            "content_hash=excluded.content_hash, mtime=excluded.mtime, size=excluded.size, indexed_at=excluded.indexed_at",
+            (p.rel, uid, parsed.mnemo_id, parsed.title, json.dumps(list(parsed.aliases), ensure_ascii=False),
+             json.dumps(list(parsed.tags), ensure_ascii=False), json.dumps(link_targets(parsed.links), ensure_ascii=False),
+             p.digest, p.mtime, p.size, now),
+        )
+        _delete_chunks(conn, uid)
+        for cid, c, h, _, _ in rows:
+            cur = conn.execute(
+                "INSERT INTO chunks (id, note_uid, ord, heading, content, hash, words) VALUES (?,?,?,?,?,?,?)",
+                (cid, uid, c.ord, c.heading, c.text, h, c.words),
+            )
+            conn.execute(
+                "INSERT INTO chunks_fts (rowid, id, title, heading, content, tags) VALUES (?,?,?,?,?,?)",
+                (cur.lastrowid, cid, parsed.title, c.heading or "", c.text, tags),
+            )
+
+
+def _delete_chunks(conn: Any, uid: str) -> None:
+    conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT n FROM chunks WHERE note_uid = ?)", (uid,))
+    conn.execute("DELETE FROM chunks WHERE note_uid = ?", (uid,))
+
+
+def _forget(engine: Mnemo, row: NoteRow) -> None:
+    ids = [r[0] for r in engine.store.query("SELECT id FROM chunks WHERE note_uid = ?", (row.uid,))]
+    with engine.write_lock:
+        if ids:
+            engine.index.delete(COLLECTION, ids)
+        with engine.store.tx() as conn:
+            _delete_chunks(conn, row.uid)
+            conn.execute("DELETE FROM notes WHERE path = ?", (row.path,))
+
+
+def _check_model(engine: Mnemo) -> bool:
+    """True when the chunk vectors were made by another model: drop them all."""
+    current = engine.embedder.model_hash
+    recorded = engine.store.kv_get("vault.model_hash")
+    if recorded == current:
+        return False
+    if recorded is not None:
+        log.info("embedding model changed: re-embedding every note chunk")
+        engine.index.drop(COLLECTION)
+        engine.store.execute("UPDATE chunks SET hash = ''")
+    engine.store.kv_set("vault.model_hash", current)
+    return recorded is not None
+
+
+def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, Any]:
+    """Full reconcile of the vault against the index. Returns counts of added, changed,
+    moved, removed and unchanged notes, chunks embedded, and owned notes synced back."""
+    vault = require_vault(engine)
+    rebuilt = _check_model(engine)
+    patterns = list(engine.settings.vault_cfg.exclude)
+    paths = scan(vault, patterns)
+    known = all_rows(engine)
+    counts = {"added": 0, "changed": 0, "moved": 0, "removed": 0, "unchanged": 0, "embedded": 0, "synced": 0,
+              "notes": len(paths)}
+    new_candidates: list[tuple[str, bytes, float, int]] = []
+    batch: list[_Pending] = []
+    owned: list[_Pending] = []
+
+    def flush() -> None:
+        counts["embedded"] += _commit(engine, batch, progress)
+        owned.extend(p for p in batch if p.parsed.mnemo_id)
+        batch.clear()
+
+    for rel in paths:
+        row = known.get(rel)
+        st = None
+        try:
+            st = (vault / rel).stat()
+        except OSError:
+            continue
+        if row and not rebuilt and row.mtime == st.st_mtime and row.size == st.st_size:
+            counts["unchanged"] += 1
+            if progress:
+                progress(1)
+            continue
+        got = _read(vault / rel)
+        if got is None:
+            continue
+        data, mtime, size = got
+        digest = bytes_hash(data)
+        if row and not rebuilt and row.content_hash == digest:
+            engine.store.execute("UPDATE notes SET mtime = ?, size = ? WHERE path = ?", (mtime, size, rel))
+            counts["unchanged"] += 1
+            if progress:
+                progress(1)
+            continue
+        if row is None:
+            new_candidates.append((rel, data, mtime, size))
+            continue
+        counts["changed"] += 1
+        batch.append(_prepare(engine, rel, data, mtime, size, row))
+        if len(batch) >= BATCH_NOTES:
+            flush()
+    # New paths: a vanished note with the same bytes is a move (its chunks keep their vectors).
+    present = set(paths)
+    vanished = {r.content_hash: r for p, r in known.items() if p not in present}
+    for rel, data, mtime, size in new_candidates:
+        digest = bytes_hash(data)
+        old = vanished.pop(digest, None)
+        if old is not None:
+            counts["moved"] += 1
+            known.pop(old.path, None)
+        else:
+            counts["added"] += 1
+        batch.append(_prepare(engine, rel, data, mtime, size, old))
+        if len(batch) >= BATCH_NOTES:
+            flush()
+    flush()
+    for r in vanished.values():
+        _forget(engine, r)
+        counts["removed"] += 1
+    from .sync import sync_owned
+
+    for p in owned:
+        if sync_owned(engine, p.rel, p.parsed, moved_from=p.old.path if p.old and p.old.path != p.rel else None):
+            counts["synced"] += 1
+    return counts
+
+
+def index_note(engine: Mnemo, path: str | Path) -> dict[str, Any]:
+    """Index (or re-index) one note; an owned note's edits flow back into its memory.
+    A path that is not (or no longer) an indexable note is removed from the index."""
+    vault = require_vault(engine)
+    abs_path, rel = resolve_in_vault(vault, path)
+    if not indexable(vault, rel, list(engine.settings.vault_cfg.exclude)):
+        return {"path": rel, "status": "ignored"}
+    got = _read(abs_path)
+    if got is None:
+        removed = remove_note(engine, rel)
+        return {"path": rel, "status": "removed" if removed["removed"] else "missing"}
+    _check_model(engine)
+    data, mtime, size = got
+    row = get_row(engine, rel)
+    digest = bytes_hash(data)
+    if row and row.content_hash == digest:
+        engine.store.execute("UPDATE notes SET mtime = ?, size = ? WHERE path = ?", (mtime, size, rel))
+        return {"path": rel, "status": "unchanged", "embedded": 0, "synced": False}
+    if row is None:
+        # Created with the bytes of a note the index still holds under a vanished path: a move.
+        for r in engine.store.query("SELECT path FROM notes WHERE content_hash = ?", (digest,)):
+            if not (vault / r[0]).exists():
+                row = get_row(engine, r[0])
+                break
+    p = _prepare(engine, rel, data, mtime, size, row)
+    embedded = _commit(engine, [p])
+    synced = False
+    if p.parsed.mnemo_id:
+        from .sync import sync_owned
+
+        synced = sync_owned(engine, rel, p.parsed, moved_from=row.path if row and row.path != rel else None)
+    status = "added" if row is None else ("moved" if row.path != rel else "changed")
+    return {"path": rel, "status": status, "embedded": embedded, "chunks": len(p.chunks), "synced": synced}
+
+
+def remove_note(engine: Mnemo, path: str | Path) -> dict[str, Any]:
+    """Drop a deleted note from the index. Its memory (if mnemo owned it) is kept and falls back
+    to active, with the note pointer cleared: deleting a note never deletes a memory."""
+    vault = require_vault(engine)
+    rel = vault_rel(vault, path)
+    row = get_row(engine, rel)
+    if row is None:
+        return {"path": rel, "removed": False}
+    if (vault / rel).is_file():
+        return {"path": rel, "removed": False, "reason": "the note still exists"}
+    _forget(engine, row)
+    if row.mnemo_id:
+        from .sync import note_gone
+
+        note_gone(engine, row.mnemo_id, rel)
+    return {"path": rel, "removed": True}
+
+
+def move_note(engine: Mnemo, old: str | Path, new: str | Path) -> dict[str, Any]:
+    """A note moved or renamed (by the person, or Obsidian): re-point its row, chunks and memory
+    without re-embedding; if its bytes changed too, the changed chunks are re-embedded."""
+    vault = require_vault(engine)
+    old_rel = vault_rel(vault, old)
+    new_rel = vault_rel(vault, new)
+    row = get_row(engine, old_rel)
+    if row is None or not (vault / new_rel).is_file():
+        return index_note(engine, new_rel) | {"from": old_rel}
+    if not indexable(vault, new_rel, list(engine.settings.vault_cfg.exclude)):
+        return remove_note(engine, old_rel) | {"to": new_rel, "status": "removed"}
+    got = _read(vault / new_rel)
+    if got is None:
+        return {"path": new_rel, "status": "missing", "from": old_rel}
+    data, mtime, size = got
+    p = _prepare(engine, new_rel, data, mtime, size, row)
+    embedded = _commit(engine, [p])
+    synced = False
+    if p.parsed.mnemo_id:
+        from .sync import sync_owned
+
+        synced = sync_owned(engine, new_rel, p.parsed, moved_from=old_rel)
+    return {"path": new_rel, "from": old_rel, "status": "moved", "embedded": embedded, "synced": synced}
+
+
+def counts(engine: Mnemo) -> tuple[int, int]:
+    notes = int(engine.store.query("SELECT count(*) FROM notes")[0][0])
+    chunks = int(engine.store.query("SELECT count(*) FROM chunks")[0][0])
+    return notes, chunks

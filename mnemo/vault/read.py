@@ -1,0 +1,70 @@
+"""Reading one note by path or title, confined to the vault (the MCP bridge exposes this)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidInput, NotFound, UnsafePath
+from .chunk import chunk_note
+from .indexer import indexable, require_vault, rows_by_name
+from .names import resolve_in_vault
+from .parse import parse_note
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+
+MAX_READ_BYTES = 2 * 1024 * 1024
+
+
+def resolve_note(engine: Mnemo, path_or_title: str) -> str:
+    """A vault-relative note path from a path (``Memories/X.md``, ``Memories/X``) or a title or
+    alias. Paths leaving the vault, dot paths and non-notes are refused."""
+    vault = require_vault(engine)
+    ref = (path_or_title or "").strip()
+    if not ref:
+        raise InvalidInput("no note given", hint="give a note path (Memories/Note.md) or a title")
+    looks_like_path = "/" in ref or "\\" in ref or ref.lower().endswith(".md")
+    if looks_like_path:
+        candidates = [ref] if ref.lower().endswith(".md") else [ref + ".md", ref]
+        for cand in candidates:
+            abs_path, rel = resolve_in_vault(vault, cand)
+            if any(p.startswith(".") for p in rel.split("/")):
+                raise UnsafePath(f"{rel} is not a note mnemo reads", hint="dot folders are off limits")
+            if abs_path.is_file() and rel.lower().endswith(".md"):
+                return rel
+    rows = rows_by_name(engine, ref)
+    if rows:
+        return rows[0].path
+    raise NotFound(f"no note {ref!r} in the vault", hint="give a vault-relative path, or run `mnemo vault index` first")
+
+
+def read_note(engine: Mnemo, path_or_title: str) -> dict[str, Any]:
+    vault = require_vault(engine)
+    rel = resolve_note(engine, path_or_title)
+    abs_path, rel = resolve_in_vault(vault, rel)
+    data = abs_path.read_bytes()
+    if len(data) > MAX_READ_BYTES:
+        raise InvalidInput(f"{rel} is {len(data)} bytes; too large to read as a note")
+    note = parse_note(rel, data.decode("utf-8", errors="replace"))
+    mid = note.mnemo_id
+    memory = engine.store.get_memory(mid) if mid else None
+    return {
+        "path": rel,
+        "title": note.title,
+        "mnemo_id": mid,
+        "owned": mid is not None,
+        "memory_status": memory.status.value if memory else None,
+        "indexed": indexable(vault, rel, list(engine.settings.vault_cfg.exclude)),
+        "frontmatter": note.frontmatter,
+        "frontmatter_error": note.fm_error,
+        "tags": list(note.tags),
+        "aliases": list(note.aliases),
+        "headings": [{"level": h.level, "text": h.text} for h in note.headings],
+        "links": [
+            {"target": ln.name, "heading": ln.heading, "block": ln.block, "alias": ln.alias, "embed": ln.embed}
+            for ln in note.links
+        ],
+        "block_ids": list(note.block_ids),
+        "chunks": len(chunk_note(note, engine.settings.vault_cfg.chunk_words)),
+        "body": note.body,
+    }
