@@ -98,3 +98,4 @@ def home_path(app: App) -> Path:
 from . import core  # noqa: E402,F401
 from . import daemon  # noqa: E402,F401
 from . import doctor  # noqa: E402,F401
+from . import vault  # noqa: E402,F401

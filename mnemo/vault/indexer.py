@@ -480,3 +480,11 @@ def counts(engine: Mnemo) -> tuple[int, int]:
     notes = int(engine.store.query("SELECT count(*) FROM notes")[0][0])
     chunks = int(engine.store.query("SELECT count(*) FROM chunks")[0][0])
     return notes, chunks
+
+
+def count_notes(settings: Any) -> int:
+    """How many notes ``index_vault`` will visit (for a progress bar); 0 without a vault."""
+    vault = settings.vault
+    if vault is None or not vault.is_dir():
+        return 0
+    return len(scan(vault, list(settings.vault_cfg.exclude)))
