@@ -82,7 +82,8 @@ class VaultSettings:
     entities_folder: str = "Entities"
     archive_folder: str = "Archive"
     dreams_folder: str = "Dreams"
-    exclude: list[str] = field(default_factory=list)
+    # Globs (vault-relative) of notes that are not indexed; templates are placeholders, not knowledge.
+    exclude: list[str] = field(default_factory=lambda: ["Templates/"])
     chunk_words: int = 300
 
 

@@ -18,9 +18,13 @@ def init_vault(vault: Path, template: Path = TEMPLATE) -> list[str]:
     if not template.is_dir():
         raise VaultError(f"the vault template is missing at {template}", hint="reinstall mnemo")
     created: list[str] = []
+    # An existing vault's Obsidian settings are the person's: add nothing to them.
+    had_settings = (vault / ".obsidian").exists()
     vault.mkdir(parents=True, exist_ok=True)
     for src in sorted(template.rglob("*")):
         rel = src.relative_to(template)
+        if had_settings and rel.parts[0] == ".obsidian":
+            continue
         if rel.name == ".keep":
             (vault / rel.parent).mkdir(parents=True, exist_ok=True)
             continue
