@@ -143,7 +143,7 @@ class RemoteMnemo:
         return self._request("GET", "/v1/status")
 
     def operations(self) -> dict[str, Any]:
-        return self._request("GET", "/v1/operations")
+        return self._request("GET", "/v1/operations")["operations"]
 
     def shutdown(self) -> dict[str, Any]:
         return self._request("POST", "/v1/shutdown", {})

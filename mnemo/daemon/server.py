@@ -223,6 +223,11 @@ class Daemon:
             self.in_flight = None
             self.op_lock.release()
 
+    def run_op(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        """An engine call the daemon makes itself (the watcher), under the operation lock."""
+        with self._operation(f"watcher:{op}"):
+            return getattr(self.engine, op)(*args, **kwargs)
+
     def _method(self, op: str) -> Callable[..., Any]:
         if op not in OPERATIONS:
             raise NotFound(f"no operation {op!r}", hint="GET /v1/operations lists them")
