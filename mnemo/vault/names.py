@@ -37,8 +37,10 @@ def safe_title(title: str, fallback: str = "Untitled") -> str:
     text = _truncate(text, MAX_NAME_BYTES).rstrip(". ")
     if not text:
         text = fallback
-    if text.split(".")[0].strip().upper() in RESERVED:
-        text = f"{text} note"
+    head, dot, rest = text.partition(".")
+    if head.strip().upper() in RESERVED:
+        # Windows reserves the device name whatever follows the first dot: change that part.
+        text = f"{head.strip()} note{dot}{rest}"
     return text
 
 
