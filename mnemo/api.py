@@ -81,6 +81,11 @@ class MnemoAPI(Protocol):
 
     def dashboard(self) -> str: ...
 
+    def edit(
+        self, memory_id: str, content: str | None = None, tags: Sequence[str] | None = None, type: str | None = None,
+        layer: str | None = None, wing: str | None = None, room: str | None = None, meta: dict[str, Any] | None = None,
+    ) -> Memory: ...
+
     def close(self) -> None: ...
 
 
@@ -114,4 +119,5 @@ OPERATIONS: dict[str, bool] = {
     "read_note": False,
     "rename_note": True,
     "dashboard": True,
+    "edit": True,
 }

@@ -421,6 +421,22 @@ class Mnemo:
                 self.index.update_metadata("memories", [new.id], [vector_meta(new)])
         return new
 
+    def edit(
+        self,
+        memory_id: str,
+        content: str | None = None,
+        tags: Sequence[str] | None = None,
+        type: str | None = None,  # noqa: A002
+        layer: str | None = None,
+        wing: str | None = None,
+        room: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Memory:
+        """Change some fields of a memory by id (see ``edit.edit_memory``)."""
+        from .edit import edit_memory
+
+        return edit_memory(self, memory_id, content=content, tags=tags, type=type, layer=layer, wing=wing, room=room, meta=meta)
+
     # -- reads ------------------------------------------------------------------------------
     def resolve_id(self, memory_id: str) -> str:
         memory_id = (memory_id or "").strip()
