@@ -51,6 +51,8 @@ class MnemoAPI(Protocol):
 
     def doctor(self, repair: bool = False) -> dict[str, Any]: ...
 
+    def move_index(self, to: str, progress: Any = None) -> dict[str, Any]: ...
+
     def explain(self, memory_id: str) -> dict[str, Any]: ...
 
     def pin(self, memory_id: str) -> Memory: ...
@@ -104,6 +106,7 @@ OPERATIONS: dict[str, bool] = {
     "import_jsonl": True,
     "reindex": True,
     "doctor": True,
+    "move_index": True,
     "explain": False,
     "pin": True,
     "unpin": True,

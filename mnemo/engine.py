@@ -524,6 +524,13 @@ class Mnemo:
             self.store.kv_set("index.model_name", self.embedder.name)
         return {"fts": fts, "vectors": vectors}
 
+    def move_index(self, to: str, progress: Progress | None = None) -> dict[str, Any]:
+        """Move the vector index to a Chroma server URL (or back with ``"embedded"``), copying
+        the vectors, and record the new place in config.toml (see ``index.move``)."""
+        from .index.move import move_index
+
+        return move_index(self, to, progress=progress)
+
     def doctor(self, repair: bool = False) -> dict[str, Any]:
         """Check that the indexes agree with the store; ``repair`` fixes them from the store."""
         from .doctor import run_checks

@@ -197,15 +197,18 @@ def import_(app: App, path: str, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--to", "to", metavar="URL|embedded",
+              help="Move the vector index to this Chroma server (or back to the embedded one), copying the vectors.")
 @json_opt
 @pass_app
-def reindex(app: App, as_json: bool) -> None:
-    """Rebuild the keyword and vector indexes from the store."""
+def reindex(app: App, to: str | None, as_json: bool) -> None:
+    """Rebuild the keyword and vector indexes from the store (or move the vector index: --to)."""
     with app.engine() as m:
         total = m.stats().memories
-        with progress(total, "reindexing", as_json) as bar:
-            result = m.reindex(progress=bar)
-    emit(result, as_json, lambda d: ", ".join(f"{k}: {v}" for k, v in d.items()))
+        with progress(total, "moving" if to else "reindexing", as_json) as bar:
+            result = m.move_index(to, progress=bar) if to else m.reindex(progress=bar)
+    emit(result, as_json, lambda d: "\n".join(f"{k}: {v}" for k, v in d.items()) if to
+         else ", ".join(f"{k}: {v}" for k, v in d.items()))
 
 
 @cli.command()

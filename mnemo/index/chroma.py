@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import numpy as np
 
-from ..errors import ConfigError, StorageError
+from ..errors import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -42,30 +41,45 @@ class VectorIndex:
         self.prefix = prefix
         self._lock = threading.RLock()
         self._cols: dict[str, Any] = {}
+        if url:
+            from .server import connect, parse_url
+
+            self.url = parse_url(url).url
+            self.client = connect(self.url, _client_settings())  # StorageError with a hint if it does not answer
+            return
+        assert path is not None
         try:
-            if url:
-                parsed = urlparse(url)
-                if not parsed.hostname:
-                    raise ConfigError(f"index.chroma_url {url!r} is not a URL", hint="e.g. http://127.0.0.1:8000")
-                self.client = chromadb.HttpClient(
-                    host=parsed.hostname,
-                    port=parsed.port or (443 if parsed.scheme == "https" else 8000),
-                    ssl=parsed.scheme == "https",
-                    settings=_client_settings(),
-                )
-                self.client.heartbeat()
-            else:
-                assert path is not None
-                path.mkdir(parents=True, exist_ok=True)
-                self.client = chromadb.PersistentClient(path=str(path), settings=_client_settings())
-        except ConfigError:
-            raise
+            from ..security import private_dir, tighten_tree
+
+            private_dir(path)
+            self.client = chromadb.PersistentClient(path=str(path), settings=_client_settings())
+            tighten_tree(path)  # Chroma creates its files with the process umask
         except Exception as exc:  # chromadb raises many unrelated types here
-            where = url or str(path)
             raise StorageError(
-                f"cannot open the vector index at {where}: {exc}",
-                hint="run `mnemo reindex` to rebuild it" if not url else "is the Chroma server running?",
+                f"cannot open the vector index at {path}: {exc}", hint="run `mnemo reindex` to rebuild it"
             ) from exc
+
+    @property
+    def where(self) -> str:
+        return self.url or str(self.path)
+
+    def _run(self, name: str, doing: str, op: Callable[[Any], Any]) -> Any:
+        """Run ``op(collection)`` under the lock, turning index failures into one StorageError.
+        A collection that vanished (a server restarted on an empty folder, a dropped collection)
+        is looked up again once: the store's sync at the next open refills it."""
+        from .server import index_errors, index_failure, is_not_found
+
+        errors = index_errors()
+        with self._lock:
+            for attempt in (0, 1):
+                try:
+                    return op(self.collection(name))
+                except errors as exc:
+                    if attempt == 0 and is_not_found(exc):
+                        self._cols.pop(name, None)
+                        continue
+                    raise index_failure(self.where, f"{doing} {name!r}", exc) from exc
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         """Release Chroma's process-wide system for this path so its files are closed (a later
@@ -76,6 +90,10 @@ class VectorIndex:
                 self.client.clear_system_cache()
             except Exception:  # noqa: BLE001 - closing must not fail
                 log.debug("chroma system cache was already clear")
+            if self.path is not None and not self.url:
+                from ..security import tighten_tree
+
+                tighten_tree(self.path)  # segment files Chroma made during this session
 
     def _name(self, name: str) -> str:
         return f"{self.prefix}{name}"
@@ -91,11 +109,17 @@ class VectorIndex:
             return col
 
     def drop(self, name: str) -> None:
+        from .server import index_errors, index_failure, is_not_found
+
         with self._lock:
             self._cols.pop(name, None)
             try:
                 self.client.delete_collection(self._name(name))
-            except Exception:  # noqa: BLE001 - absent is fine
+            except index_errors() as exc:
+                if not is_not_found(exc):
+                    raise index_failure(self.where, f"dropping {name!r}", exc) from exc
+                log.debug("collection %s was absent", name)
+            except ValueError:  # older chromadb raise ValueError for an absent collection
                 log.debug("collection %s was absent", name)
 
     def upsert(
@@ -107,9 +131,9 @@ class VectorIndex:
     ) -> None:
         if not len(ids):
             return
-        col = self.collection(name)
         vecs = np.asarray(vectors, dtype=np.float32)
-        with self._lock:
+
+        def op(col: Any) -> None:
             for i in range(0, len(ids), self.batch):
                 j = i + self.batch
                 col.upsert(
@@ -118,87 +142,93 @@ class VectorIndex:
                     metadatas=[_clean_meta(m) for m in metadatas[i:j]] if metadatas else None,
                 )
 
+        self._run(name, "writing to", op)
+
     def update_metadata(self, name: str, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         if not ids:
             return
-        col = self.collection(name)
-        with self._lock:
+
+        def op(col: Any) -> None:
             for i in range(0, len(ids), self.batch):
                 col.update(ids=list(ids[i : i + self.batch]), metadatas=[_clean_meta(m) for m in metadatas[i : i + self.batch]])
+
+        self._run(name, "updating", op)
 
     def delete(self, name: str, ids: Sequence[str]) -> None:
         if not ids:
             return
-        col = self.collection(name)
-        with self._lock:
+
+        def op(col: Any) -> None:
             for i in range(0, len(ids), self.batch):
                 col.delete(ids=list(ids[i : i + self.batch]))
+
+        self._run(name, "deleting from", op)
 
     def query(
         self, name: str, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
     ) -> list[tuple[str, float]]:
         """(id, cosine similarity), best first."""
-        col = self.collection(name)
-        with self._lock:
-            total = col.count()
-            if total == 0 or n <= 0:
-                return []
-            res = col.query(
-                query_embeddings=[np.asarray(vector, dtype=np.float32)],
-                n_results=min(n, total),
-                where=where or None,
-                include=["distances"],
-            )
-        ids = res["ids"][0]
-        dists = res["distances"][0] if res.get("distances") else [1.0] * len(ids)
-        return [(i, 1.0 - float(d)) for i, d in zip(ids, dists, strict=False)]
+        return self.query_many(name, np.asarray([vector], dtype=np.float32), n, where=where)[0]
 
     def query_many(
         self, name: str, vectors: np.ndarray, n: int, where: dict[str, Any] | None = None
     ) -> list[list[tuple[str, float]]]:
-        col = self.collection(name)
         if len(vectors) == 0:
             return []
-        with self._lock:
+
+        def op(col: Any) -> Any:
             total = col.count()
             if total == 0 or n <= 0:
-                return [[] for _ in range(len(vectors))]
-            res = col.query(
+                return None
+            return col.query(
                 query_embeddings=np.asarray(vectors, dtype=np.float32),
                 n_results=min(n, total),
                 where=where or None,
                 include=["distances"],
             )
+
+        res = self._run(name, "querying", op)
+        if res is None:
+            return [[] for _ in range(len(vectors))]
+        dists = res.get("distances") or [[1.0] * len(ids) for ids in res["ids"]]
         return [
-            [(i, 1.0 - float(d)) for i, d in zip(ids, dists, strict=False)]
-            for ids, dists in zip(res["ids"], res["distances"], strict=False)
+            [(i, 1.0 - float(d)) for i, d in zip(ids, ds, strict=False)]
+            for ids, ds in zip(res["ids"], dists, strict=False)
         ]
 
     def get_vectors(self, name: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}
-        col = self.collection(name)
-        out: dict[str, np.ndarray] = {}
-        with self._lock:
+
+        def op(col: Any) -> dict[str, np.ndarray]:
+            out: dict[str, np.ndarray] = {}
             for i in range(0, len(ids), self.batch):
                 res = col.get(ids=list(ids[i : i + self.batch]), include=["embeddings"])
                 for vid, vec in zip(res["ids"], res["embeddings"], strict=False):
                     out[vid] = np.asarray(vec, dtype=np.float32)
-        return out
+            return out
+
+        return self._run(name, "reading", op)
+
+    def entries(self, name: str, include: Sequence[str] = ("metadatas",)) -> Iterator[dict[str, Any]]:
+        """Every entry of a collection, a page (``ids`` plus the ``include`` fields) at a time.
+        Pages follow Chroma's stable internal order; callers hold no lock between pages, so a
+        concurrent writer may shift them (the doctor and the move hold the engine's write lock)."""
+        total = self.count(name)
+        for off in range(0, total, self.batch):
+            page = self._run(name, "reading", lambda col, off=off: col.get(include=list(include), limit=self.batch, offset=off))
+            if not page["ids"]:
+                return
+            yield page
 
     def all_ids(self, name: str) -> list[str]:
-        col = self.collection(name)
         out: list[str] = []
-        with self._lock:
-            total = col.count()
-            for off in range(0, total, self.batch):
-                res = col.get(include=[], limit=self.batch, offset=off)
-                out.extend(res["ids"])
+        for page in self.entries(name, include=()):
+            out.extend(page["ids"])
         return out
 
     def count(self, name: str) -> int:
-        with self._lock:
-            return int(self.collection(name).count())
+        return int(self._run(name, "counting", lambda col: col.count()))
 
 
 def _clean_meta(meta: dict[str, Any]) -> dict[str, Any]:

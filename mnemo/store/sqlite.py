@@ -45,8 +45,11 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
+            from ..security import private_file
+
+            private_file(path)  # 0600 before SQLite opens it: its -wal/-shm files take the same mode
             self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise StorageError(f"cannot open the store at {path}: {exc}") from exc
         self.conn.row_factory = sqlite3.Row
         self.lock = threading.RLock()
