@@ -99,3 +99,4 @@ from . import core  # noqa: E402,F401
 from . import daemon  # noqa: E402,F401
 from . import doctor  # noqa: E402,F401
 from . import vault  # noqa: E402,F401
+from . import scoring  # noqa: E402,F401

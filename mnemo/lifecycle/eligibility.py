@@ -6,7 +6,9 @@ A memory is eligible when it is active and either
 - it is past the working layer, its importance is ≥ 0.7 and it has ≥ 5 uses in all
   (the layered-lifecycle seed's episodic → semantic rule).
 Both need evidence of use, so a fresh, never-used memory is never eligible (Mnemex's
-unbounded score would let it through; see ``scoring.retention``).
+unbounded score would let it through; see ``scoring.retention``). A memory whose retention has
+fallen below the forget threshold is not eligible either: forgetting and promotion never claim
+the same memory.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class PromotionRule:
     uses: int = 5
     window_days: float = 14.0
     importance: float = 0.7
+    forget: float = 0.05
 
     @classmethod
     def from_settings(cls, s: Any) -> PromotionRule:
@@ -36,6 +39,7 @@ class PromotionRule:
             uses=s.promote_uses,
             window_days=s.promote_window_days,
             importance=getattr(s, "promote_importance", cls.importance),
+            forget=s.forget_threshold,
         )
 
 
@@ -53,6 +57,8 @@ def promotion_decision(*, status: str, layer: str, use_count: int, retention: fl
         return False, f"status is {status}"
     if use_count <= 0:
         return False, "never used"
+    if retention < rule.forget:
+        return False, f"retention {retention:.4f} is below the forget threshold {rule.forget}"
     if retention >= rule.retention and window_uses >= rule.uses:
         return True, f"retention {retention:.3f} ≥ {rule.retention} with {window_uses} uses in {rule.window_days:g} days"
     if layer != "working" and importance is not None and importance >= rule.importance and use_count >= rule.uses:
