@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 FILE_MODE = 0o600
@@ -65,11 +66,21 @@ def loose_modes(root: Path) -> list[str]:
     out: list[str] = []
     if not root.exists():
         return out
+    paths = [str(root)]
     for base, dirs, files in os.walk(root):
-        for name in [".", *dirs, *files]:
-            p = os.path.join(base, name) if name != "." else base
-            with contextlib.suppress(FileNotFoundError):
-                st = os.lstat(p)
-                if not stat.S_ISLNK(st.st_mode) and st.st_mode & LOOSE:
-                    out.append(os.path.normpath(p))
+        paths += [os.path.join(base, name) for name in (*dirs, *files)]
+    for p in paths:
+        with contextlib.suppress(FileNotFoundError):
+            st = os.lstat(p)
+            if not stat.S_ISLNK(st.st_mode) and st.st_mode & LOOSE:
+                out.append(os.path.normpath(p))
     return out
+
+
+class PrivateRotatingFileHandler(RotatingFileHandler):
+    """A rotating log whose every new file is ``0600``: the standard handler reopens the log
+    after a rollover with the process umask (``0644``)."""
+
+    def _open(self):  # noqa: ANN202 - the stream type of logging.FileHandler
+        private_file(Path(self.baseFilename))
+        return super()._open()

@@ -384,7 +384,6 @@ def run_daemon(settings: Settings, foreground: bool = True, install_signals: boo
 def configure_logging(home: Any, to_stderr: bool, level: int = logging.INFO) -> None:
     """Log to ``MNEMO_HOME/daemon.log`` (rotated, 0600), and to stderr in the foreground."""
     import sys
-    from logging.handlers import RotatingFileHandler
     from pathlib import Path
 
     from .endpoint import LOG_NAME
@@ -397,7 +396,10 @@ def configure_logging(home: Any, to_stderr: bool, level: int = logging.INFO) -> 
     root.setLevel(level)
     for h in list(root.handlers):
         root.removeHandler(h)
-    fh = RotatingFileHandler(path, maxBytes=5_000_000, backupCount=3, encoding="utf-8")
+    from ..security import PrivateRotatingFileHandler
+
+    # 0600 after every rollover too (the standard handler reopens with the umask).
+    fh = PrivateRotatingFileHandler(path, maxBytes=5_000_000, backupCount=3, encoding="utf-8")
     fh.setFormatter(fmt)
     root.addHandler(fh)
     if to_stderr:

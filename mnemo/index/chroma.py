@@ -90,10 +90,7 @@ class VectorIndex:
                 self.client.clear_system_cache()
             except Exception:  # noqa: BLE001 - closing must not fail
                 log.debug("chroma system cache was already clear")
-            if self.path is not None and not self.url:
-                from ..security import tighten_tree
-
-                tighten_tree(self.path)  # segment files Chroma made during this session
+            self._tighten()  # segment files Chroma made during this session
 
     def _name(self, name: str) -> str:
         return f"{self.prefix}{name}"
@@ -143,6 +140,15 @@ class VectorIndex:
                 )
 
         self._run(name, "writing to", op)
+        self._tighten()
+
+    def _tighten(self) -> None:
+        """Chroma makes its segment files with the process umask when a collection first gets
+        vectors; make them private at once rather than at close (a few entries to walk)."""
+        if self.path is not None and not self.url:
+            from ..security import tighten_tree
+
+            tighten_tree(self.path)
 
     def update_metadata(self, name: str, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         if not ids:
