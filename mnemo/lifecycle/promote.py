@@ -29,7 +29,7 @@ from ..vault.names import join_rel, note_filename, safe_title, title_of
 from ..vault.parse import parse_note
 from ..vault.render import mark_demoted, render_new, render_update, title_for, unmark_demoted
 from ..vault.sync import log_event
-from ..vault.writer import move_note_file, read_note_file, update_note, write_note
+from ..vault.writer import move_note_file, read_note_file, text_hash, update_note, write_note
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -147,7 +147,15 @@ def promote_one(engine: Mnemo, m: Memory, dry_run: bool = False) -> PromotionRes
         if existing != target:  # out of the archive, back among the memories
             text, digest = read_note_file(vault, existing)
             move_note_file(vault, existing, target, unmark_demoted(text), digest)
-        result = update_note(vault, target, lambda text: render_update(text, m, title, names, related, now))
+
+        def transform(text: str) -> str:
+            # Bytes other than those mnemo last indexed mean the person edited the note after
+            # mnemo read it (a race, or an edit the index has not seen): their content wins.
+            row = indexer.get_row(engine, target)
+            edited = row is not None and row.content_hash != text_hash(text)
+            return render_update(text, m, title, names, related, now, keep_content=edited)
+
+        result = update_note(vault, target, transform)
         status = "updated" if (result and result.written) or existing != target else "unchanged"
     if m.status != Status.PROMOTED or m.note_path != target:
         engine.set_status(replace(m, note_path=target), Status.PROMOTED)

@@ -91,7 +91,7 @@ def dashboard_data(engine: Mnemo) -> dict[str, Any]:
             "GROUP BY note_path ORDER BY max(updated_at) DESC LIMIT ?", (LATEST,),
         )
     ]
-    notes = int(s.query("SELECT count(*) FROM notes")[0][0])
+    notes = int(s.query("SELECT count(*) FROM notes WHERE path != ?", (DASHBOARD,))[0][0])
     return {"by_status": by_status, "by_layer": by_layer, "retention_histogram": hist, "weeks": labels,
             "promotions": promo_counts, "archivals": archive_counts, "latest": latest, "notes": notes,
             "memories": sum(by_status.values())}

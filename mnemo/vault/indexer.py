@@ -201,6 +201,12 @@ def _old_chunks(engine: Mnemo, uid: str) -> dict[str, tuple[str, str | None]]:
     return {r[0]: (r[1], r[2]) for r in engine.store.query("SELECT id, hash, heading FROM chunks WHERE note_uid = ?", (uid,))}
 
 
+def _chunk_key(c: Chunk) -> str:
+    """What decides whether a chunk needs a new vector: its heading and text. The note's title is
+    embedded too, but renaming or moving a note (same bytes) must not re-embed it."""
+    return text_hash(f"{c.heading or ''}\n{c.text}")
+
+
 def _chunk_meta(p: _Pending, c: Chunk) -> dict[str, Any]:
     return {"path": p.rel, "title": p.parsed.title, "heading": c.heading, "ord": c.ord, "mnemo_id": p.parsed.mnemo_id}
 
@@ -219,7 +225,7 @@ def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = 
         rows = []
         for c in p.chunks:
             cid = f"{uid}:{c.ord}"
-            h = text_hash(embed_text(p.parsed.title, c))
+            h = _chunk_key(c)
             if old.get(cid, (None, None))[0] == h:
                 rows.append((cid, c, h, "keep", None))
             elif h in by_hash:

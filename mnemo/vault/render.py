@@ -141,11 +141,14 @@ def render_new(memory: Memory, title: str, entities: Sequence[str], related: Seq
 
 
 def render_update(
-    existing: str, memory: Memory, title: str, entities: Sequence[str], related: Sequence[str], now: float
+    existing: str, memory: Memory, title: str, entities: Sequence[str], related: Sequence[str], now: float,
+    keep_content: bool = False,
 ) -> str:
     """The existing note brought up to date with ``memory``. Only mnemo's keys and the Related
     section change; ``created`` and ``aliases`` are set only when absent (they are the person's
-    once written); ``updated`` moves only when something else changed."""
+    once written); ``updated`` moves only when something else changed. The content above the
+    Related section becomes the memory's, unless ``keep_content`` (the person edited the note
+    since mnemo last read it: their text wins, and flows into the memory when it is indexed)."""
     crlf = "\r\n" in existing
     text = existing.replace("\r\n", "\n")
     raw, body, _ = split_frontmatter(text)
@@ -156,7 +159,7 @@ def render_update(
     keep_once = {"created", "aliases"}
     updates = {k: v for k, v in props.items() if k not in keep_once or k not in current}
     content, _ = split_managed(body)
-    if content.strip() == memory.content.strip():
+    if keep_content or content.strip() == memory.content.strip():
         new_body = content.rstrip("\n") + "\n"
         new_body = new_body + "\n" + related_section(related) if related else new_body
     else:
