@@ -99,4 +99,5 @@ from . import core  # noqa: E402,F401
 from . import daemon  # noqa: E402,F401
 from . import doctor  # noqa: E402,F401
 from . import vault  # noqa: E402,F401
+from . import mcp  # noqa: E402,F401
 from . import scoring  # noqa: E402,F401
