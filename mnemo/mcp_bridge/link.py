@@ -59,7 +59,10 @@ class DaemonLink:
             self._client, self._ops = None, None
             client = self._find_or_start()
             self._client = client
-            log.info("using the daemon pid %s at %s", client.endpoint.pid, client.endpoint.url)
+            ep = client.endpoint
+            log.info("using the daemon pid %s at %s", ep.pid, ep.url)
+            if self.vault is not None and ep.vault != str(self.vault):
+                log.warning("the running daemon serves the vault %s, not %s; restart it to change the vault", ep.vault, self.vault)
             return client
 
     def _find_or_start(self) -> Any:
