@@ -15,8 +15,8 @@ stack.
 
 from __future__ import annotations
 
-import http.client
 import json
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,11 +82,15 @@ class RemoteMnemo:
         return method
 
     def _make_method(self, op: str) -> Callable[..., Any]:
-        from .engine import Mnemo  # light: the engine imports its heavy parts lazily
+        # The signature and return type come from the interface (``api.MnemoAPI``); the engine
+        # class is imported only when the interface lags behind it (a newer keyword), because a
+        # client-only command should not pay for importing the engine module.
+        from .api import MnemoAPI
 
-        target = getattr(Mnemo, op, None)
+        proto = getattr(MnemoAPI, op, None)
+        target = proto if proto is not None else _engine_method(op)
         if target is None:
-            # Registered in OPERATIONS but not (yet) on this engine class: the daemon decides.
+            # Registered in OPERATIONS but on neither class here: the daemon decides.
             def untyped(**kwargs: Any) -> Any:
                 return self.call(op, kwargs)
 
@@ -94,7 +98,13 @@ class RemoteMnemo:
         returns = annotation_of(target, "return")
 
         def method(*args: Any, **kwargs: Any) -> Any:
-            bound = bind_arguments(target, args, kwargs)
+            try:
+                bound = bind_arguments(target, args, kwargs)
+            except TypeError:
+                engine_method = _engine_method(op) if target is proto else None
+                if engine_method is None:
+                    raise
+                bound = bind_arguments(engine_method, args, kwargs)
             progress = bound.pop("progress", None)
             sent = {k: v for k, v in bound.items() if not callable(v)}
             return decode(self.call(op, sent, progress=progress if callable(progress) else None), returns)
@@ -112,8 +122,6 @@ class RemoteMnemo:
         """The daemon reads the file (so the path is made absolute here) and streams one
         acknowledgement per committed chunk; if the daemon goes away mid-import, the error
         says how many memories (in file order) were saved and acknowledged."""
-        from .engine import Mnemo
-
         acked = 0
 
         def on_progress(n: int) -> None:
@@ -137,7 +145,9 @@ class RemoteMnemo:
                 exc.message = f"{exc.message} ({acked} memories were saved before this, in file order)"
             raise
         self.acknowledged = acked
-        return decode(raw, annotation_of(Mnemo.import_jsonl, "return"))
+        from .api import MnemoAPI
+
+        return decode(raw, annotation_of(MnemoAPI.import_jsonl, "return"))
 
     def daemon_status(self) -> dict[str, Any]:
         return self._request("GET", "/v1/status")
@@ -149,6 +159,9 @@ class RemoteMnemo:
         return self._request("POST", "/v1/shutdown", {})
 
     # -- HTTP -----------------------------------------------------------------------------------
+    # A minimal HTTP/1.0 exchange over a socket: the daemon speaks HTTP/1.0 (one request per
+    # connection), and http.client would cost a client-only command ~30 ms of imports (email,
+    # ssl) for nothing.
     def _request(
         self,
         method: str,
@@ -159,48 +172,57 @@ class RemoteMnemo:
         timeout: float | None = None,
     ) -> Any:
         ep = self.endpoint
-        headers = {"Authorization": f"Bearer {ep.token}", "Accept": NDJSON if progress else "application/json"}
-        data = None
+        data = dumps(body) if body is not None else b""
+        head = [
+            f"{method} {path} HTTP/1.0",
+            f"Host: {ep.host}:{ep.port}",
+            f"Authorization: Bearer {ep.token}",
+            f"Accept: {NDJSON if progress else 'application/json'}",
+            f"Content-Length: {len(data)}",
+        ]
         if body is not None:
-            data = dumps(body)
-            headers["Content-Type"] = "application/json"
-        conn = http.client.HTTPConnection(ep.host, ep.port, timeout=timeout or self.timeout)
+            head.append("Content-Type: application/json")
         what = f"`{op}`" if op else path
         try:
+            sock = socket.create_connection((ep.host, ep.port), timeout=timeout or self.timeout)
+        except OSError as exc:
+            raise DaemonError(
+                f"the daemon at {ep.url} does not answer ({exc.strerror or exc})",
+                hint="check `mnemo daemon status`; start it with `mnemo daemon start`",
+            ) from exc
+        try:
             try:
-                conn.request(method, path, body=data, headers=headers)
-            except OSError as exc:
-                raise DaemonError(
-                    f"the daemon at {ep.url} does not answer ({exc.strerror or exc})",
-                    hint="check `mnemo daemon status`; start it with `mnemo daemon start`",
-                ) from exc
-            try:
-                resp = conn.getresponse()
-                if progress and resp.status == 200 and resp.getheader("Content-Type", "").startswith(NDJSON):
-                    return self._read_stream(resp, progress)
-                payload = resp.read()
-            except (OSError, http.client.HTTPException) as exc:
+                sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
+                reader = sock.makefile("rb")
+                status, headers = _read_head(reader)
+                if progress and status == 200 and headers.get("content-type", "").startswith(NDJSON):
+                    return self._read_stream(reader, progress)
+                length = headers.get("content-length")
+                payload = reader.read(int(length)) if length is not None else reader.read()
+                if length is not None and len(payload) < int(length):
+                    raise ConnectionResetError("short body")
+            except (OSError, ValueError) as exc:
                 raise ConnectionLost(
                     f"lost the connection to the daemon during {what}; whether it completed is unknown",
                     hint="see `mnemo daemon status` and the log in MNEMO_HOME/daemon.log",
                 ) from exc
         finally:
-            conn.close()
+            sock.close()
         try:
             decoded = json.loads(payload or b"{}")
         except ValueError as exc:
-            raise DaemonError(f"the daemon sent a reply that is not JSON ({resp.status})") from exc
-        if resp.status >= 400 or (isinstance(decoded, dict) and "error" in decoded and "result" not in decoded):
+            raise DaemonError(f"the daemon sent a reply that is not JSON (HTTP {status})") from exc
+        if status >= 400 or (isinstance(decoded, dict) and "error" in decoded and "result" not in decoded):
             raise error_from_dict(decoded if isinstance(decoded, dict) else {})
-        return decoded.get("result", decoded) if isinstance(decoded, dict) and "result" in decoded else decoded
+        return decoded["result"] if isinstance(decoded, dict) and "result" in decoded else decoded
 
     @staticmethod
-    def _read_stream(resp: http.client.HTTPResponse, progress: Callable[[int], Any]) -> Any:
+    def _read_stream(reader: Any, progress: Callable[[int], Any]) -> Any:
         """NDJSON: ``{"progress": n}`` lines, then one ``{"result": ...}`` or error line."""
         while True:
-            line = resp.readline()
+            line = reader.readline()
             if not line.endswith(b"\n"):  # EOF, or a line cut short by a dying daemon
-                raise ConnectionLost("the daemon closed the stream before the result")
+                raise ConnectionResetError("the daemon closed the stream before the result")
             if not line.strip():
                 continue
             msg = json.loads(line)
@@ -210,3 +232,27 @@ class RemoteMnemo:
                 return msg["result"]
             elif "error" in msg:
                 raise error_from_dict(msg)
+
+
+def _engine_method(op: str) -> Any:
+    from .engine import Mnemo  # light: the engine imports its heavy parts lazily
+
+    return getattr(Mnemo, op, None)
+
+
+def _read_head(reader: Any) -> tuple[int, dict[str, str]]:
+    """The status code and the (lower-cased) headers of an HTTP response."""
+    line = reader.readline(65537)
+    parts = line.decode("latin-1").split(None, 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/"):
+        raise ConnectionResetError("no HTTP status line")
+    status = int(parts[1])
+    headers: dict[str, str] = {}
+    while True:
+        line = reader.readline(65537)
+        if not line:
+            raise ConnectionResetError("the headers were cut short")
+        if line in (b"\r\n", b"\n"):
+            return status, headers
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()

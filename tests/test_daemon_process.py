@@ -180,8 +180,10 @@ def test_kill_9_mid_import_loses_nothing_acknowledged(daemons: Daemons, home: Pa
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # wait until at least one chunk is committed, then kill
-            if client.daemon_status()["counts"]["memories"] >= 256:
+        # Kill once a second chunk is committed: the first one's acknowledgement was sent before
+        # the second started, so the client has at least one acknowledged chunk.
+        while time.monotonic() < deadline:
+            if client.daemon_status()["counts"]["memories"] >= 512:
                 break
             time.sleep(0.01)
         os.kill(daemon["pid"], signal.SIGKILL)
@@ -235,3 +237,45 @@ def test_sigterm_stops_an_import_at_a_committed_chunk(daemons: Daemons, home: Pa
     assert stats["memories"] == int(m.group(1))
     assert json.loads(run_cli("doctor", "--json", home=home, env=FAST).stdout)["ok"] is True
     assert "stopping (SIGTERM)" in (home / "daemon.log").read_text()
+
+
+def _wait_for(predicate, timeout: float, step: float = 0.05):  # noqa: ANN001, ANN202
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+def test_scheduled_promotion_needs_no_command(daemons: Daemons, home: Path, vault: Path) -> None:
+    daemons.start(MNEMO_VAULT=str(vault), MNEMO_NOW="2026-03-02T09:00:00Z", MNEMO_DAEMON_PROMOTE_INTERVAL="1")
+    client = RemoteMnemo.connect(home)
+    st = client.daemon_status()
+    assert st["now"].startswith("2026-03-02T09:0") and st["clock"] == "fixed start, running"
+    memory = client.save("We decided to deploy the billing service on Fridays only", tags=["ops"]).memory
+    for _ in range(5):  # five uses: the memory earns its promotion
+        client.touch(memory.id)
+    # No `mnemo promote`: the scheduler's next promote run turns it into a note.
+    promoted = _wait_for(lambda: client.get(memory.id).note_path, timeout=15)
+    assert promoted, client.daemon_status()["jobs"]
+    note = vault / promoted
+    assert note.is_file() and re.search(rf"^mnemo_id: \"?{memory.id}\"?$", note.read_text(), re.MULTILINE)
+    assert client.get(memory.id).status.value == "promoted"
+    job = next(j for j in client.daemon_status()["jobs"] if j["name"] == "promote")
+    assert job["last_status"] == "ok" and job["interval"] == 1.0
+    journal = [r for r in _journal(home, client) if r["name"] == "promote"]
+    assert any(r["detail"].get("promoted") == 1 for r in journal)
+
+
+def _journal(home: Path, client: RemoteMnemo) -> list[dict]:
+    """The jobs journal, read through a daemon stop (the store has one owner)."""
+    run_cli("daemon", "stop", home=home, env=FAST)
+    from mnemo.store import Store
+
+    store = Store(home / "mnemo.db")
+    try:
+        return store.jobs(limit=100)
+    finally:
+        store.close()

@@ -162,10 +162,24 @@ class Daemon:
             threads.append(threading.Thread(target=self.scheduler.loop, args=(self.stopping,), name="mnemo-scheduler"))
         if self.watcher is not None:
             threads.append(threading.Thread(target=self.watcher.run, args=(self.stopping,), name="mnemo-watcher"))
+        threads.append(threading.Thread(target=self._warm_nlp, name="mnemo-warm"))
         for t in threads:
             t.daemon = True
             t.start()
         self._threads = threads
+
+    def _warm_nlp(self) -> None:
+        """Load spaCy in the background once the API answers: single saves and promotions need
+        it, and its 2-5 s load should not land on the first request."""
+        t0 = time.perf_counter()
+        try:
+            from ..nlp.entities import nlp
+
+            nlp()
+        except Exception as exc:  # noqa: BLE001 - the first request will report it properly
+            log.warning("could not preload spaCy: %s", exc)
+            return
+        log.info("spaCy ready in %.1fs", time.perf_counter() - t0)
 
     # -- stop -----------------------------------------------------------------------------------
     def request_stop(self, reason: str = "") -> None:
@@ -179,7 +193,7 @@ class Daemon:
         if self.httpd is not None:
             self.httpd.shutdown()  # no new requests; requests in hand finish on their threads
         for t in self._threads:
-            if t.name != "mnemo-http":
+            if t.name not in ("mnemo-http", "mnemo-warm"):
                 t.join(timeout=30)
         # Wait for the operation in hand: a bulk write stops at its next committed chunk.
         with self.op_lock:

@@ -301,28 +301,30 @@ class NoteEvents:
         return out
 
 
-class _EngineActions:
-    """NoteActions backed by the daemon's engine, each call under the operation lock."""
+class EngineActions:
+    """NoteActions backed by an engine. ``call(op, *args)`` runs an engine operation; the daemon
+    passes one that holds its operation lock."""
 
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
+    def __init__(self, engine: Any, call: Callable[..., Any] | None = None) -> None:
+        self.engine = engine
+        self.call = call or (lambda op, *args: getattr(engine, op)(*args))
 
     def index_note(self, rel: str) -> dict[str, Any]:
-        return self.daemon.run_op("index_note", rel)
+        return self.call("index_note", rel)
 
     def remove_note(self, rel: str) -> dict[str, Any]:
-        return self.daemon.run_op("remove_note", rel)
+        return self.call("remove_note", rel)
 
     def move_note(self, old: str, new: str) -> dict[str, Any]:
-        return self.daemon.run_op("move_note", old, new)
+        return self.call("move_note", old, new)
 
     def known_hash(self, rel: str) -> str | None:
-        rows = self.daemon.engine.store.query("SELECT content_hash FROM notes WHERE path = ?", (rel,))
+        rows = self.engine.store.query("SELECT content_hash FROM notes WHERE path = ?", (rel,))
         return rows[0][0] if rows else None
 
     def known_under(self, prefix: str) -> list[str]:
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self.daemon.engine.store.query("SELECT path FROM notes WHERE path LIKE ? ESCAPE '\\'", (escaped + "%",))
+        rows = self.engine.store.query("SELECT path FROM notes WHERE path LIKE ? ESCAPE '\\'", (escaped + "%",))
         return [r[0] for r in rows]
 
 
@@ -333,7 +335,7 @@ class VaultWatcher:
     def __init__(self, daemon: Daemon, vault: Path, debounce: float = 1.0) -> None:
         self.daemon = daemon
         self.vault = Path(vault)
-        self.events = NoteEvents(self.vault, _EngineActions(daemon), debounce=debounce,
+        self.events = NoteEvents(self.vault, EngineActions(daemon.engine, daemon.run_op), debounce=debounce,
                                  patterns=list(daemon.settings.vault_cfg.exclude))
         self.state_name = "starting"
         self.why: str | None = None
