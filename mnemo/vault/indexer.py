@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import UnsafePath, VaultError
 from .chunk import Chunk, chunk_note, embed_text
 from .names import resolve_in_vault, vault_rel
@@ -237,35 +239,51 @@ def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = 
         plans.append((p, uid, rows, gone))
     vectors = engine.embedder.embed(to_embed) if to_embed else None
     index = engine.index
+    # One Chroma call of each kind for the whole batch: each call commits, and per-note calls
+    # would cost more than the embedding itself.
     with engine.write_lock:
-        for p, uid, rows, gone in plans:
+        for p, uid, _, _ in plans:
             other = get_row(engine, p.rel)
             if other is not None and other.uid != uid:
                 _forget(engine, other)  # a different note used to live at this path
-            copy = [r for r in rows if r[3] == "copy"]
-            # Fetch reused vectors before any upsert below overwrites the ids they live under.
-            found = index.get_vectors(COLLECTION, [r[4] for r in copy]) if copy else {}
-            embed = [r for r in rows if r[3] == "embed"]
-            if embed:
-                index.upsert(COLLECTION, [r[0] for r in embed], vectors[[r[4] for r in embed]],
-                             [_chunk_meta(p, r[1]) for r in embed])
-            if copy:
-                have = [r for r in copy if r[4] in found]
-                missing = [r for r in copy if r[4] not in found]
-                if have:
-                    index.upsert(COLLECTION, [r[0] for r in have], [found[r[4]] for r in have],
-                                 [_chunk_meta(p, r[1]) for r in have])
-                if missing:  # the index lost them (a crash): embed after all
-                    vecs = engine.embedder.embed([embed_text(p.parsed.title, r[1]) for r in missing])
-                    index.upsert(COLLECTION, [r[0] for r in missing], vecs, [_chunk_meta(p, r[1]) for r in missing])
-            keep = [r for r in rows if r[3] == "keep"]
-            if keep and p.old and (p.old.path != p.rel or p.old.mnemo_id != p.parsed.mnemo_id):
-                index.update_metadata(COLLECTION, [r[0] for r in keep], [_chunk_meta(p, r[1]) for r in keep])
+        copies = [(p, r) for p, _, rows, _ in plans for r in rows if r[3] == "copy"]
+        # Fetch reused vectors before the upsert below overwrites the ids they live under.
+        found = index.get_vectors(COLLECTION, [r[4] for _, r in copies]) if copies else {}
+        lost = [(p, r) for p, r in copies if r[4] not in found]
+        if lost:  # the index lost them (a crash): embed after all
+            again = engine.embedder.embed([embed_text(p.parsed.title, r[1]) for p, r in lost])
+            found.update({r[4]: again[i] for i, (_, r) in enumerate(lost)})
+        ids: list[str] = []
+        vecs: list[Any] = []
+        metas: list[dict[str, Any]] = []
+        keep_ids: list[str] = []
+        keep_metas: list[dict[str, Any]] = []
+        gone_all: list[str] = []
+        for p, _, rows, gone in plans:
+            moved = p.old is not None and (p.old.path != p.rel or p.old.mnemo_id != p.parsed.mnemo_id)
+            for r in rows:
+                if r[3] == "embed":
+                    ids.append(r[0])
+                    vecs.append(vectors[r[4]])
+                    metas.append(_chunk_meta(p, r[1]))
+                elif r[3] == "copy":
+                    ids.append(r[0])
+                    vecs.append(found[r[4]])
+                    metas.append(_chunk_meta(p, r[1]))
+                elif moved:
+                    keep_ids.append(r[0])
+                    keep_metas.append(_chunk_meta(p, r[1]))
             reused = {r[0] for r in rows}
-            gone = [g for g in gone if g not in reused]
-            if gone:
-                index.delete(COLLECTION, gone)
-            _write_rows(engine, p, uid, rows)
+            gone_all += [g for g in gone if g not in reused]
+        if ids:
+            index.upsert(COLLECTION, ids, np.stack(vecs), metas)
+        if keep_ids:
+            index.update_metadata(COLLECTION, keep_ids, keep_metas)
+        if gone_all:
+            index.delete(COLLECTION, gone_all)
+        with engine.store.tx():
+            for p, uid, rows, _ in plans:
+                _write_rows(engine, p, uid, rows)
     if progress:
         progress(len(pending))
     return len(to_embed)

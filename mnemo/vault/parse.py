@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 import yaml
 
 from .names import title_of
-from .wikilinks import WikiLink, code_ranges, find_links, in_code
+from .wikilinks import WikiLink, block_tokens, code_ranges, find_links, in_code
 
 _TAG = re.compile(r"(?<![^\s(\[{,;>])#([\w/\-]+)")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
@@ -31,8 +30,9 @@ MAX_FRONTMATTER = 256 * 1024
 MAX_ALIASES = 32
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that keeps dates as the ISO text the person wrote (JSON-friendly)."""
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader (libyaml's when available: same rules, much faster) that keeps dates as
+    the ISO text the person wrote (JSON-friendly)."""
 
 
 def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -158,17 +158,10 @@ def property_aliases(fm: dict[str, Any]) -> list[str]:
     return out
 
 
-@functools.cache
-def _md():  # noqa: ANN202
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark")
-
-
-def headings(body: str) -> list[Heading]:
+def headings(body: str, tokens: list | None = None) -> list[Heading]:
     if "#" not in body and "\n=" not in body and "\n-" not in body:
         return []
-    tokens = _md().parse(body)
+    tokens = block_tokens(body) if tokens is None else tokens
     out: list[Heading] = []
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.map:
@@ -198,7 +191,8 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
     text = text.replace("\r\n", "\n")
     raw, body, _ = split_frontmatter(text)
     fm, err = load_yaml(raw) if raw is not None else ({}, None)
-    code = code_ranges(body)
+    tokens = block_tokens(body)  # parsed once for code ranges and headings
+    code = code_ranges(body, tokens)
     links = find_links(body, code)
     fm_links: list[WikiLink] = []
     for value in fm.values():  # "[[links]]" in properties count as links too
@@ -213,7 +207,7 @@ def parse_note(rel_path: str, text: str) -> ParsedNote:
         fm_raw=raw,
         fm_error=err,
         body=body,
-        headings=tuple(headings(body)),
+        headings=tuple(headings(body, tokens)),
         links=tuple(links + fm_links),
         tags=tuple(tags),
         aliases=tuple(dict.fromkeys(property_aliases(fm))),

@@ -48,10 +48,16 @@ class WikiLink:
 def _md():  # noqa: ANN202
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark")
+    # Block structure only: headings and code blocks are all we need, and inline parsing would
+    # double the cost of indexing a vault.
+    return MarkdownIt("commonmark").disable("inline")
 
 
-def code_ranges(text: str) -> list[tuple[int, int]]:
+def block_tokens(text: str) -> list:
+    return _md().parse(text)
+
+
+def code_ranges(text: str, tokens: list | None = None) -> list[tuple[int, int]]:
     """Character ranges of code (fenced and indented blocks, inline spans), sorted."""
     if "`" not in text and "~~~" not in text and "    " not in text and "\t" not in text:
         return []
@@ -60,7 +66,7 @@ def code_ranges(text: str) -> list[tuple[int, int]]:
         line_starts.append(m.end())
     line_starts.append(len(text))
     ranges: list[tuple[int, int]] = []
-    for tok in _md().parse(text):
+    for tok in tokens if tokens is not None else block_tokens(text):
         if tok.type in ("fence", "code_block") and tok.map:
             a, b = tok.map
             ranges.append((line_starts[min(a, len(line_starts) - 1)], line_starts[min(b, len(line_starts) - 1)]))
