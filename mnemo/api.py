@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .models import Hit, ImportResult, Memory, PromotionResult, SaveResult, Stats
+from .models import Hit, ImportResult, Link, Memory, PromotionResult, SaveResult, Stats
 
 
 class MnemoAPI(Protocol):
@@ -88,6 +88,21 @@ class MnemoAPI(Protocol):
         layer: str | None = None, wing: str | None = None, room: str | None = None, meta: dict[str, Any] | None = None,
     ) -> Memory: ...
 
+    def ingest(
+        self, path_or_text: str, wing: str | None = None, room: str | None = None, session_id: str | None = None,
+        dry_run: bool = False, format: str | None = None,
+    ) -> dict[str, Any]: ...
+
+    def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link: ...
+
+    def unlink(self, a: str, b: str, rel: str | None = None) -> int: ...
+
+    def chain(self, memory_id: str, depth: int = 5, consequences: bool = False) -> dict[str, Any]: ...
+
+    def graph(self, memory_id: str, depth: int = 1) -> dict[str, Any]: ...
+
+    def enrich_pending(self, limit: int = 500) -> dict[str, Any]: ...
+
     def close(self) -> None: ...
 
 
@@ -123,4 +138,11 @@ OPERATIONS: dict[str, bool] = {
     "rename_note": True,
     "dashboard": True,
     "edit": True,
+    "ingest": True,
+    "link": True,
+    "unlink": True,
+    # chain and graph only read (the dead links they meet are removed as upkeep, not as a change)
+    "chain": False,
+    "graph": False,
+    "enrich_pending": True,
 }

@@ -108,6 +108,16 @@ class DaemonSettings:
 class JudgeSettings:
     url: str | None = None  # an OpenAI-compatible endpoint; off by default
     model: str = "local"
+    timeout: float = 10.0  # seconds per request; on failure the deterministic rules decide
+    api_key: str | None = None  # sent as a Bearer token when the endpoint wants one
+
+
+@dataclass
+class GraphSettings:
+    lookback: int = 50  # recent memories a new one is compared with for causal links (Go MIRA seed)
+    lookback_days: float = 30.0  # ... no older than this
+    entity_links: int = 5  # shares_entity links per entity per memory, so hubs stay sparse
+    context_links: int = 5  # was_context_for links per saved memory
 
 
 @dataclass
@@ -122,6 +132,7 @@ class Settings:
     vault_cfg: VaultSettings = field(default_factory=VaultSettings)
     daemon: DaemonSettings = field(default_factory=DaemonSettings)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
+    graph: GraphSettings = field(default_factory=GraphSettings)
 
     # The TOML/env name of each section (``vault`` is taken by the vault path).
     SECTIONS: typing.ClassVar[dict[str, str]] = {
@@ -132,6 +143,7 @@ class Settings:
         "vault": "vault_cfg",
         "daemon": "daemon",
         "judge": "judge",
+        "graph": "graph",
     }
 
     @property

@@ -32,6 +32,7 @@ from .models import (
     Hit,
     ImportResult,
     Layer,
+    Link,
     Memory,
     MemoryType,
     PromotionResult,
@@ -249,17 +250,21 @@ class Mnemo:
     def save(self, content: str, tags: Sequence[str] = (), meta: dict[str, Any] | None = None, **fields: Any) -> SaveResult:
         """Save one memory. ``fields`` are any of the save fields (type, wing, room, source,
         layer, created_at, session_id, pinned, importance, event_at, expires_at)."""
-        return self.save_many([{"content": content, "tags": list(tags), "meta": meta or {}, **fields}])[0]
+        # A single save gets its fingerprint and links now (spaCy inline); bulk writes defer them.
+        return self.save_many([{"content": content, "tags": list(tags), "meta": meta or {}, **fields}], enrich="inline")[0]
 
-    def save_many(self, items: Iterable[dict[str, Any]], progress: Progress | None = None) -> list[SaveResult]:
+    def save_many(self, items: Iterable[dict[str, Any]], progress: Progress | None = None, enrich: str = "defer") -> list[SaveResult]:
         """Validate every item first (nothing is written if one is bad), then embed in batches
-        and write. Returns one SaveResult per item, in order."""
+        and write. Returns one SaveResult per item, in order. Fingerprints and links of a bulk
+        write are left to ``enrich_pending`` (``enrich="inline"`` makes them now)."""
         drafts: list[tuple[Memory, bool]] = [self._draft(item, f"item {i + 1}: ") for i, item in enumerate(items)]
         if not drafts:
             return []
+        if enrich not in ("defer", "inline"):
+            raise InvalidInput(f"unknown enrich mode {enrich!r}", hint="defer or inline")
         from . import pipeline
 
-        return pipeline.write_memories(self, drafts, progress)
+        return pipeline.write_memories(self, drafts, progress, enrich=enrich)
 
     def touch(self, memory_id: str, context_tags: Sequence[str] | None = None) -> Memory:
         """Reinforce a memory: a use now (see ``lifecycle.reinforce``)."""
@@ -414,6 +419,9 @@ class Mnemo:
 
                 new = replace(new, tokens=count_tokens(new.content))
                 self.store.update_memory(new)
+                from .graph.db import queue
+
+                queue(self.store, [new.id], self.now())  # new words: fingerprint and links again
                 vec = self.embedder.embed([new.content])
                 self.index.upsert("memories", [new.id], vec, [vector_meta(new)])
             else:
@@ -436,6 +444,53 @@ class Mnemo:
         from .edit import edit_memory
 
         return edit_memory(self, memory_id, content=content, tags=tags, type=type, layer=layer, wing=wing, room=room, meta=meta)
+
+    # -- conversations and the graph (``ingest``, ``graph``) ----------------------------------
+    def ingest(
+        self,
+        path_or_text: str,
+        wing: str | None = None,
+        room: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+        format: str | None = None,  # noqa: A002 - json, markdown or text
+        progress: Progress | None = None,
+    ) -> dict[str, Any]:
+        """Turn a conversation (a file path, or its text) into memories and links."""
+        from .ingest import ingest
+
+        return ingest(self, path_or_text, wing=wing, room=room, session_id=session_id, dry_run=dry_run, format=format, progress=progress)
+
+    def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link:
+        """Link memory ``a`` to ``b`` (stored both ways); causal links run cause → effect."""
+        from .graph.links import link
+
+        return link(self, a, b, rel, origin=origin, weight=weight)
+
+    def unlink(self, a: str, b: str, rel: str | None = None) -> int:
+        from .graph.links import unlink
+
+        return unlink(self, a, b, rel)
+
+    def chain(self, memory_id: str, depth: int = 5, consequences: bool = False) -> dict[str, Any]:
+        """Causes (and consequences) of a memory along causal links; heals dead links."""
+        from .graph.traverse import chain
+
+        return chain(self, memory_id, depth=depth, consequences=consequences)
+
+    def graph(self, memory_id: str, depth: int = 1) -> dict[str, Any]:
+        """The typed neighbourhood of a memory; heals dead links."""
+        from .graph.traverse import graph
+
+        return graph(self, memory_id, depth=depth)
+
+    def enrich_pending(self, limit: int = 500) -> dict[str, Any]:
+        """Fingerprint and link up to ``limit`` memories a bulk write left pending."""
+        from .graph.enrich import enrich_pending
+
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise InvalidInput("limit must be a whole number ≥ 0")
+        return enrich_pending(self, limit=limit)
 
     # -- reads ------------------------------------------------------------------------------
     def resolve_id(self, memory_id: str) -> str:

@@ -101,3 +101,4 @@ from . import doctor  # noqa: E402,F401
 from . import vault  # noqa: E402,F401
 from . import mcp  # noqa: E402,F401
 from . import scoring  # noqa: E402,F401
+from . import graph  # noqa: E402,F401

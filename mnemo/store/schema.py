@@ -147,4 +147,27 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX vault_log_at ON vault_log(at);
         """,
     ),
+    (
+        "0005_graph",
+        """
+        -- Memories written in bulk wait here for their fingerprint and links (enrich_pending).
+        -- Existing memories are queued so an upgraded store gets its graph too.
+        CREATE TABLE enrich_queue (
+            memory_id TEXT PRIMARY KEY,
+            queued_at REAL NOT NULL
+        );
+        INSERT OR IGNORE INTO enrich_queue (memory_id, queued_at) SELECT id, created_at FROM memories;
+
+        -- Which memory names which entity: shares_entity links and the gazetteer read it.
+        CREATE TABLE memory_entities (
+            memory_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (memory_id, key)
+        );
+        CREATE INDEX memory_entities_key ON memory_entities(key, created_at);
+        CREATE INDEX uses_session ON uses(json_extract(context, '$.session_id')) WHERE json_valid(context);
+        """,
+    ),
 ]

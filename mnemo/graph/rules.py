@@ -1,0 +1,368 @@
+"""Deterministic link rules: pure functions from memories to proposed links.
+
+"Sparse links over dense links: better to miss weak signals than add noise" (MIRA seed), so
+every rule asks for evidence beyond a shared word:
+
+- **Overlap** between two fingerprints is scored: a shared entity counts 2, a shared
+  multi-word subject 2, a shared single-word subject 1, a shared head noun of two multi-word
+  subjects ("connection pool" / "thread pool") 1. A link needs at least ``MIN_OVERLAP`` = 2,
+  so one common word never links two memories (subjects already exclude generic nouns).
+- **Causal links** (Go MIRA seed): a cue in the new memory's text (``because``, ``led to``,
+  ``fixed``, ``actually``, ``switched`` ...) plus an overlap with one of the recent memories
+  (at most 50, at most 30 days older, same wing when both have one), or an explicit mention of
+  its id. The overlap is measured on the part of the sentence the cue points at ("because of
+  *the Redis timeouts*", "*the outage* led to"), so a reason that is about something else does
+  not link. A cue that points back with a pronoun ("because of that", "so we ...") links to
+  the memory said just before, in the same conversation, one turn apart at most. Per cue, only
+  the best-matching memory is linked.
+- **Direction**: a causal link runs from cause to effect, earlier to later: ``old → new`` with
+  ``rel`` saying how the new one relates (it happened *because* of the old, the old
+  *triggered* it, it *resolves* / *updates* / *contradicts* the old). ``supersedes`` runs
+  ``new → old`` ("new supersedes old"); ``conflicts`` runs new → old and means both ways.
+- **Supersedes**: same type, and the new one states an update (cue) of an older one on the same
+  subject, or states an update that is mutually exclusive with it. **Conflicts**: mutually
+  exclusive statements of the same type with no update cue (both stand; a person or the dream
+  cycle decides). Mutually exclusive means the same statement with the polarity flipped
+  ("likes" / "does not like"), an antonym swapped (dark / light, tabs / spaces), the chosen
+  thing swapped in a decision or preference, or one decision choosing what the other rejected.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..models import Link, Memory, MemoryType
+from ..nlp.fingerprint import GENERIC_ADJECTIVES, GENERIC_NOUNS, entity_key, singular
+
+MIN_OVERLAP = 2.0
+CAUSAL_WEIGHT = 0.7  # the seed's weight for rule-detected causal edges
+SUPERSEDES_WEIGHT = 0.8
+CONFLICTS_WEIGHT = 0.7
+MAX_CONFLICTS = 2
+ANAPHOR_MAX_TURNS = 1
+ANAPHOR_MAX_SECONDS = 15 * 60
+
+# Relations that form causal chains, by which end is upstream (the cause).
+CAUSAL_FORWARD = frozenset({"because", "triggered", "resolves", "updates", "causes"})  # src is the cause
+CAUSAL_BACKWARD = frozenset({"motivated_by", "invalidated_by"})  # dst is the cause
+
+
+@dataclass(frozen=True)
+class Cue:
+    rel: str
+    pattern: re.Pattern[str]
+    scope: str  # after | before | object | all | anaphor: where the referenced thing is said
+
+
+def _cue(rel: str, pattern: str, scope: str) -> Cue:
+    return Cue(rel, re.compile(pattern, re.I), scope)
+
+
+# Order is priority: one pair gets at most one causal link, the first cue that finds it.
+CUES: tuple[Cue, ...] = (
+    _cue("resolves", r"\b(?:fixed|fixes|fixing|resolved|resolves|solved|solves|patched|mitigated|the fix (?:for|is|was)|workaround for|to fix)\b", "object"),
+    _cue("because", r"^(?:that's|that is|this is|which is) (?:why|the reason)\b|^(?:so|therefore|consequently|hence|thus|as a result)\b", "anaphor"),
+    _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given that|the reason (?:is|was)(?: that)?)\b", "after"),
+    _cue("because", r"(?:^|,\s*)since\b", "after"),
+    _cue("triggered", r"\b(?:triggered|led to|leads to|resulted in|results in|prompted|caused|kicked off|sparked)\b", "before"),
+    _cue("triggered", r"^after\b", "after"),
+    _cue("contradicts", r"\b(?:contradicts?|that's not (?:true|right|correct)|(?:is|was)(?: not|n't) (?:true|correct|right)|turns out|turned out|wrong about|contrary to|not actually)\b|^actually\b", "all"),
+    _cue("updates", r"\b(?:update:|updated|now (?:use|uses|using|prefer|prefers|is|are|runs?)|switched|switching|changed|changing|moved (?:to|from)|no longer|anymore|from now on|replaced|replacing|migrated|migrating|revised|going forward)\b", "all"),
+)
+_ANAPHORS = frozenset({"that", "this", "it", "these", "those", "which", "them"})
+_ANAPHOR_FILLER = frozenset({"of", "the", "a", "an", "all", "issue", "problem", "error", "bug", "outage", "change", "incident", "failure"}) | _ANAPHORS
+_WORD = re.compile(r"[A-Za-z][\w.+#-]*")
+_STOPWORDS = frozenset(
+    ["a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "for", "with", "by", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "we", "i", "you", "he", "she", "they", "our", "my", "your", "his", "her", "their", "us", "me", "them", "do", "does", "did", "have", "has", "had", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "just", "also", "too", "very", "really", "actually", "now", "still", "again", "there", "here", "what", "which", "who", "whom", "when", "where", "why", "how", "all", "any", "some", "each", "every", "about", "into", "over", "under", "after", "before", "than", "up", "down", "out", "off", "more", "most", "much", "many", "such", "only", "own", "same", "both", "few", "other", "new", "want", "wants"]
+)
+NEGATORS = frozenset({"not", "n't", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't", "can't", "cannot", "nobody", "none", "neither", "nor", "without", "against"})
+NEGATIVE_VERBS = frozenset({"hate", "hates", "dislike", "dislikes", "avoid", "avoids", "stop", "stopped", "reject", "rejected", "disable", "disabled"})
+POSITIVE_VERBS = frozenset({"prefer", "prefers", "like", "likes", "love", "loves", "enjoy", "enjoys", "use", "uses", "using", "enable", "enabled", "want", "wants"})
+ANTONYMS = {
+    frozenset(p)
+    for p in (
+        ("dark", "light"), ("tab", "space"), ("on", "off"), ("true", "false"), ("yes", "no"), ("always", "never"),
+        ("sync", "async"), ("synchronous", "asynchronous"), ("public", "private"), ("allow", "deny"), ("accept", "reject"),
+        ("enable", "disable"), ("enabled", "disabled"), ("monolith", "microservice"), ("sql", "nosql"), ("manual", "automatic"),
+        ("increase", "decrease"), ("more", "less"), ("early", "late"), ("morning", "evening"), ("local", "remote"),
+        ("static", "dynamic"), ("mutable", "immutable"), ("optional", "required"), ("online", "offline"), ("open", "closed"),
+        ("weekly", "daily"), ("vertical", "horizontal"), ("strict", "lenient"), ("short", "long"), ("min", "max"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Terms:
+    entities: frozenset[str]
+    subjects: frozenset[str]
+    phrases: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.entities or self.subjects or self.phrases)
+
+
+@functools.lru_cache(maxsize=4096)
+def phrases(text: str) -> frozenset[str]:
+    """Adjacent pairs of content words ("invoice table", "connection pool"), singular and
+    lower-cased. The small parser often misses a noun phrase that these still catch; one
+    shared word is never enough, a shared pair is."""
+    words = [singular(w.lower()) for w in re.findall(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]+", text)]
+    out = set()
+    for a, b in zip(words, words[1:], strict=False):
+        if _content(a) and _content(b):
+            out.add(f"{a} {b}")
+    return frozenset(out)
+
+
+def _content(w: str) -> bool:
+    return (
+        len(w) >= 3 and w.isalpha() and w not in _STOPWORDS and w not in GENERIC_NOUNS
+        and w not in GENERIC_ADJECTIVES and w not in NEGATORS and not w.endswith("ly")
+    )
+
+
+def terms(m: Memory) -> Terms:
+    fp = m.fingerprint
+    return Terms(frozenset(entity_key(e) for e in fp.entities), frozenset(fp.subjects), phrases(m.content))
+
+
+def focus(m: Memory, span: str) -> Terms:
+    """The terms of ``m`` that occur in ``span`` (the part of its text a cue points at)."""
+    low = span.lower()
+    ents = frozenset(entity_key(e) for e in m.fingerprint.entities if re.search(rf"\b{re.escape(e.lower())}\b", low))
+    subs = set()
+    words = {singular(w) for w in re.findall(r"\w+", low)}
+    for s in m.fingerprint.subjects:
+        if all(w in words for w in s.split()):
+            subs.add(s)
+    return Terms(ents, frozenset(subs), phrases(span))
+
+
+def overlap(a: Terms, b: Terms) -> float:
+    """Evidence that two memories are about the same thing (see the module docstring)."""
+    score = 2.0 * len(a.entities & b.entities)
+    shared = a.subjects & b.subjects
+    score += sum(2.0 if " " in s else 1.0 for s in shared)
+    # Subjects that name an entity the other memory has ("cache" / entity "Cache") count too.
+    score += sum(1.0 for s in a.subjects - shared if s in b.entities) + sum(1.0 for s in b.subjects - shared if s in a.entities)
+    # One subject inside another ("payment api" / "payment api timeout") counts as the smaller
+    # one shared; else two multi-word subjects with the same head noun count 1.
+    rest_a, rest_b = a.subjects - shared, b.subjects - shared
+    used: set[str] = set()
+    covered = [set(s.split()) for s in shared]
+    for sa in rest_a:
+        for sb in rest_b:
+            wa, wb = set(sa.split()), set(sb.split())
+            small = wa if len(wa) <= len(wb) else wb
+            if (wa <= wb or wb <= wa) and not (small <= GENERIC_NOUNS):
+                score += 2.0 if len(small) > 1 else 1.0
+                used.update((sa, sb))
+                covered.append(small)
+    heads_a = {s.split()[-1] for s in rest_a - used if " " in s}
+    heads_b = {s.split()[-1] for s in rest_b - used if " " in s}
+    score += sum(1.0 for h in heads_a & heads_b if h not in GENERIC_NOUNS)
+    # Word pairs both texts contain, unless a shared subject already said so.
+    score += sum(2.0 for p in a.phrases & b.phrases if not any(set(p.split()) <= c for c in covered))
+    return score
+
+
+def same_topic(a: Terms, b: Terms) -> bool:
+    """Whether two memories share a subject (or a pair of content words), not only names."""
+    return bool(a.subjects & b.subjects or a.phrases & b.phrases)
+
+
+def cue_spans(text: str) -> list[tuple[str, str, bool, str]]:
+    """(rel, the text the cue points at, whether it points back with a pronoun, the text
+    before the cue) for each cue found in ``text``, in priority order."""
+    out: list[tuple[str, str, bool, str]] = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text.strip()):
+        s = sentence.strip()
+        if not s:
+            continue
+        for cue in CUES:
+            m = cue.pattern.search(s)
+            if not m:
+                continue
+            if cue.scope == "anaphor":
+                out.append((cue.rel, "", True, ""))
+                continue
+            if cue.scope == "after":
+                span = re.split(r",|;|\s+(?:we|i|they|so|and then)\s+", s[m.end():], maxsplit=1)[0]
+            elif cue.scope == "before":
+                span = re.split(r",|;", s[: m.start()])[-1]
+            elif cue.scope == "object":
+                # What was fixed: said after the verb ("fixed the ImportError"), or before it
+                # when the sentence is passive ("the ImportError is fixed now").
+                after = re.split(r",|;|\s+(?:by|with|using|and)\s+", s[m.end():], maxsplit=1)[0]
+                span = after if len(re.findall(r"[A-Za-z]{3,}", after)) >= 1 and not re.fullmatch(r"\W*(?:now|it|that|this|too|again)?\W*", after) else s[: m.start()]
+            else:
+                span = s
+            out.append((cue.rel, span, _is_anaphoric(span), s[: m.start()]))
+    return out
+
+
+def _is_anaphoric(span: str) -> bool:
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", span)]
+    return bool(words) and len(words) <= 4 and any(w in _ANAPHORS for w in words) and all(w in _ANAPHOR_FILLER for w in words)
+
+
+def _words(m: Memory) -> set[str]:
+    return {singular(w.lower()) for w in _WORD.findall(m.content)}
+
+
+def _polarity(words: set[str], text: str) -> int:
+    n = sum(1 for w in words if w in NEGATORS or w in NEGATIVE_VERBS)
+    n += len(re.findall(r"n't\b|\bno longer\b", text, re.I))
+    return n % 2
+
+
+def _core(words: set[str]) -> set[str]:
+    return {w for w in words if w not in _STOPWORDS and w not in NEGATORS and w not in NEGATIVE_VERBS and w not in POSITIVE_VERBS and w != "n't"}
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def exclusive(new: Memory, old: Memory) -> bool:
+    """Whether two statements cannot both hold (see the module docstring)."""
+    wa, wb = _words(new), _words(old)
+    ca, cb = _core(wa), _core(wb)
+    if not ca or not cb:
+        return False
+    if _polarity(wa, new.content) != _polarity(wb, old.content) and _jaccard(ca, cb) >= 0.6:
+        return True
+    only_a, only_b = ca - cb, cb - ca
+    for x in only_a:
+        for y in only_b:
+            if frozenset((x, y)) in ANTONYMS and _jaccard(ca - {x}, cb - {y}) >= 0.5:
+                return True
+    if new.type in (MemoryType.DECISION, MemoryType.PREFERENCE) and new.type == old.type:
+        ea = {entity_key(e) for e in new.fingerprint.entities}
+        eb = {entity_key(e) for e in old.fingerprint.entities}
+        if ea - eb and eb - ea:
+            ent_words = {w for e in ea | eb for w in e.split()}
+            if _jaccard(ca - ent_words, cb - ent_words) >= 0.6 and (ca - ent_words):
+                return True
+    if new.type == MemoryType.DECISION == old.type:
+        chosen_new = _decided_keys(new)
+        chosen_old = _decided_keys(old)
+        rejected_new = {entity_key(r) for r in new.fingerprint.rejected}
+        rejected_old = {entity_key(r) for r in old.fingerprint.rejected}
+        if (chosen_new & rejected_old) or (chosen_old & rejected_new):
+            return True
+    return False
+
+
+def _decided_keys(m: Memory) -> set[str]:
+    d = (m.fingerprint.decision or "").lower()
+    return {entity_key(e) for e in m.fingerprint.entities if entity_key(e) in d and entity_key(e) not in {entity_key(r) for r in m.fingerprint.rejected}}
+
+
+def mentions_id(text: str, other: Memory) -> bool:
+    return len(other.id) >= 8 and other.id[:8] in text
+
+
+def _close(prev: Memory, new: Memory) -> bool:
+    """Whether ``prev`` was said just before ``new`` in the same conversation."""
+    if not new.session_id or prev.session_id != new.session_id:
+        return False
+    ta, tb = prev.meta.get("turn"), new.meta.get("turn")
+    if isinstance(ta, int) and isinstance(tb, int):
+        return 0 <= tb - ta <= ANAPHOR_MAX_TURNS
+    return 0 <= new.created_at - prev.created_at <= ANAPHOR_MAX_SECONDS
+
+
+def _same_holder(a: Memory, b: Memory) -> bool:
+    """A preference belongs to whoever stated it: Bob's taste neither updates nor contradicts
+    Alice's. Known only when both memories record their speaker."""
+    if a.type != MemoryType.PREFERENCE:
+        return True
+    sa, sb = a.meta.get("speaker"), b.meta.get("speaker")
+    return not (sa and sb) or sa == sb
+
+
+def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]:
+    """Links from ``new`` to older memories: supersedes / conflicts and causal links.
+
+    ``candidates`` are the recent memories, oldest first (the caller applies the ≤ 50 and
+    ≤ 30 days window and the wing rule). ``now`` stamps the links' ``created_at``.
+    """
+    links: list[Link] = []
+    linked: set[str] = set()
+    t_new = terms(new)
+    cues = cue_spans(new.content)
+    update_cue = any(cue[0] == "updates" for cue in cues)
+    recent_first = list(reversed(candidates))
+
+    # Versions and contradictions between statements of the same kind: the best-matching
+    # older statement is the one a newer version replaces.
+    superseded = False
+    if new.type in (MemoryType.DECISION, MemoryType.PREFERENCE, MemoryType.FACT):
+        versions: list[tuple[float, Memory]] = []
+        clashes: list[tuple[float, Memory]] = []
+        for old in recent_first:
+            if old.type != new.type or not _same_holder(new, old):
+                continue
+            t_old = terms(old)
+            score = overlap(t_new, t_old)
+            if score < MIN_OVERLAP:
+                continue
+            excl = exclusive(new, old)
+            if update_cue and (excl or same_topic(t_new, t_old)):
+                versions.append((score + excl, old))
+            elif excl and not update_cue:
+                clashes.append((score, old))
+        if versions:
+            old = max(versions, key=lambda v: v[0])[1]  # max keeps the most recent of equals
+            links.append(Link(new.id, old.id, "supersedes", "rule", SUPERSEDES_WEIGHT, now))
+            linked.add(old.id)
+            superseded = True
+        for _, old in sorted(clashes, key=lambda v: -v[0])[:MAX_CONFLICTS]:
+            links.append(Link(new.id, old.id, "conflicts", "rule", CONFLICTS_WEIGHT, now))
+            linked.add(old.id)
+
+    # Causal links from cues.
+    for rel, span, anaphoric, before in cues:
+        if rel == "updates" and superseded:
+            continue
+        target: Memory | None = None
+        explains = False
+        if anaphoric:
+            prev = recent_first[0] if recent_first else None
+            if prev is not None and _close(prev, new):
+                target = prev
+        else:
+            want = focus(new, span) if span else t_new
+            best = 0.0
+            for old in recent_first:
+                if mentions_id(new.content, old):
+                    target = old
+                    break
+                score = overlap(want, terms(old))
+                if score >= MIN_OVERLAP and rel == "resolves" and old.type == MemoryType.DEBUG_LOG:
+                    score += 1.0  # what gets fixed is, most often, a reported problem
+                if score >= MIN_OVERLAP and score > best:
+                    best, target = score, old
+            if target is None and rel == "because" and before.strip() and new.type != MemoryType.DECISION:
+                # "The TimeoutError happens because the test starts too early": the reason is
+                # new, the problem it explains was reported before; the new memory is its cause.
+                target = _best(focus(new, before), [c for c in recent_first if c.type == MemoryType.DEBUG_LOG])
+                explains = target is not None
+        if target is not None and target.id not in linked:
+            src, dst = (new.id, target.id) if explains else (target.id, new.id)
+            links.append(Link(src, dst, rel, "rule", CAUSAL_WEIGHT, now))
+            linked.add(target.id)
+    return links
+
+
+def _best(want: Terms, candidates: Sequence[Memory]) -> Memory | None:
+    best, target = 0.0, None
+    for old in candidates:
+        score = overlap(want, terms(old))
+        if score >= MIN_OVERLAP and score > best:
+            best, target = score, old
+    return target

@@ -1,0 +1,172 @@
+"""``mnemo ingest``: a conversation becomes typed, fingerprinted, linked memories.
+
+1. Parse the conversation (``nlp.conversation``: JSON, Markdown chat, plain text).
+2. Candidates by turn and sentence, chatter dropped (``nlp.extract``; spaCy ``nlp.pipe`` in
+   batches), each classified (``nlp.classify``).
+3. Fingerprints (``nlp.fingerprint``), with a gazetteer of the speakers' names, the names found
+   anywhere in this conversation and the names already in the store, so a name the model
+   misses in one sentence is still found when it was recognised in another. A sentence in the
+   first person from a named speaker keeps the name ("Alice: I prefer dark mode"), because
+   "I" means nothing once the conversation is gone. A candidate that names nothing is dropped.
+4. The write path (``pipeline.write_memories``): embedding, the surprise-at-write rule, with
+   near-duplicates (of stored memories or of each other) reported and not stored twice; then
+   the links (``graph.enrich``), each memory against the ones before it.
+
+Every memory carries ``source = ingest`` (trust 0.5), the conversation's ``session_id`` (given,
+or derived from the text so re-ingesting the same conversation lands in the same session), the
+turn's timestamp when the conversation has one, and ``meta`` with the speaker, the turn and the
+position in the turn. ``dry_run`` runs every step but the writes and returns what would be
+stored and linked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidInput
+from .models import Memory
+
+if TYPE_CHECKING:
+    from .engine import Mnemo
+
+
+def _session_for(turns: list[Any]) -> str:
+    h = hashlib.sha256()
+    for t in turns[:200]:
+        h.update(f"{t.speaker}\x00{t.text}\x00".encode())
+    return "conv-" + h.hexdigest()[:12]
+
+
+def ingest(
+    engine: Mnemo,
+    source: str | Path,
+    wing: str | None = None,
+    room: str | None = None,
+    session_id: str | None = None,
+    dry_run: bool = False,
+    format: str | None = None,  # noqa: A002 - the word users know
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Ingest a conversation (a file path, or its text with an optional ``format`` hint:
+    json, markdown or text). ``progress`` advances by 2 units per turn in all."""
+    from . import pipeline
+    from .graph.enrich import LinkReport, gazetteer, plan_links
+    from .nlp import conversation, extract
+    from .nlp.fingerprint import clean_entity, entities_of, entity_key, fingerprint_spans
+
+    t0 = time.perf_counter()
+    if not isinstance(source, str | Path) or (isinstance(source, str) and not source.strip()):
+        raise InvalidInput("nothing to ingest", hint="give a conversation file, or its text")
+    for key, value in (("wing", wing), ("room", room), ("session_id", session_id)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidInput(f"{key} must be a string")
+    turns, fmt, name = conversation.load(source, format)
+    if not turns:
+        raise InvalidInput(
+            f"no conversation turns found in {name or 'the text'}",
+            hint="JSON: a list of {role, content}; Markdown: **Name:** lines or ## Name headings; text: Name: lines or paragraphs",
+        )
+    sid = session_id or _session_for(turns)
+    cands, stats = extract.candidates(turns, progress=progress)
+
+    speakers = {t.speaker for t in turns if extract.is_person(t.speaker)}
+    first_pass = {n for c in cands for n in entities_of(c.spans, None)}
+    gaz = gazetteer(engine, extra=sorted(speakers | first_pass))
+    now = engine.now()
+    drafts: list[tuple[Memory, bool]] = []
+    skipped = 0
+    for c in cands:
+        fp = fingerprint_spans(c.spans, c.text, c.type, gaz)
+        content = c.text
+        if c.speaker in speakers and extract.FIRST_PERSON.search(c.text):
+            content = f"{c.speaker}: {c.text}"
+            name_ok = clean_entity(c.speaker or "")
+            if name_ok and entity_key(name_ok) not in {entity_key(e) for e in fp.entities}:
+                fp = replace(fp, entities=(name_ok, *fp.entities))
+        if not extract.substantive(c, fp.entities, fp.subjects):
+            skipped += 1
+            continue
+        item = {
+            "content": content,
+            "type": c.type.value,
+            "source": "ingest",
+            "wing": wing,
+            "room": room,
+            "session_id": sid,
+            "created_at": c.turn.timestamp if c.turn.timestamp is not None else now,
+            "meta": {"speaker": c.speaker, "turn": c.turn.index, "part": c.part, **({"conversation": name} if name else {})},
+        }
+        m, _ = engine._draft(item, f"turn {c.turn.index + 1}: ")
+        drafts.append((replace(m, fingerprint=fp), True))
+
+    report = LinkReport()
+    n_turns = len(turns)
+
+    def write_progress(n: int) -> None:
+        if progress and drafts:
+            progress(max(0, round(n * n_turns / len(drafts))))
+
+    if dry_run:
+        results = _dry_run(engine, drafts, pipeline)
+        planned = plan_links(engine, [r.memory for r in results if r.created], report)
+        if progress:
+            progress(n_turns)
+    else:
+        results = pipeline.write_memories(engine, drafts, write_progress, enrich="given", skip_duplicates=True, report=report)
+        planned = []
+    seconds = time.perf_counter() - t0
+    kept = [r.memory for r in results if r.created]
+    links = report.to_dict()
+    return {
+        "source": name or "text",
+        "format": fmt,
+        "session_id": sid,
+        "dry_run": bool(dry_run),
+        "turns": n_turns,
+        "chatter_turns": stats.chatter_turns,
+        "sentences": stats.sentences,
+        "candidates": len(cands),
+        "dropped": stats.dropped + skipped,
+        "kept": len(kept),
+        "duplicates": sum(1 for r in results if not r.created),
+        "by_type": dict(Counter(m.type.value for m in kept)),
+        "links": links["links"],
+        "total_links": links["total"],
+        "superseded": links["superseded"],
+        "memories": [
+            {
+                "id": r.memory.id,
+                "type": r.memory.type.value,
+                "content": r.memory.content,
+                "fingerprint": r.memory.fingerprint.to_dict(),
+                "speaker": r.memory.meta.get("speaker"),
+                "turn": r.memory.meta.get("turn"),
+                "created": r.created,
+                "duplicate_of": r.duplicate_of,
+            }
+            for r in results
+        ],
+        "planned_links": [ln.to_dict() for ln in planned],
+        "seconds": round(seconds, 3),
+        "turns_per_second": round(n_turns / seconds, 1) if seconds > 0 else None,
+    }
+
+
+def _dry_run(engine: Mnemo, drafts: list[tuple[Memory, bool]], pipeline: Any) -> list[Any]:
+    """What the write path would decide, without writing: the surprise rule's duplicates."""
+    from .models import SaveResult
+
+    if not drafts:
+        return []
+    memories = [m for m, _ in drafts]
+    vectors = engine.embedder.embed([m.content for m in memories])
+    annotated = pipeline._annotate(engine, memories, vectors)
+    keep = {i for i, (_, dup) in enumerate(annotated) if not dup}
+    results: list[SaveResult] = pipeline._results(annotated, keep)
+    return results

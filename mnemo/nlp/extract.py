@@ -1,0 +1,193 @@
+"""Candidate memories from conversation turns: by turn, then by sentence (spaCy).
+
+What is dropped, and why (a memory should be a statement worth finding again):
+
+- chatter: greetings, thanks, acknowledgements ("ok", "sounds good", "got it"), assistant
+  boilerplate ("let me know if ...", "I hope this helps", "here is ...");
+- questions and requests ("can you ...", "please write ..."): they ask, they do not state;
+- suggestions nobody took yet ("you could ...", "maybe ...", "I'd suggest ...") and predictions
+  ("that should help"): the decision or the outcome that follows, if any, is the memory;
+- sentences too short to stand alone, or that name nothing (no entity, no subject) unless
+  their type says they matter (a decision, a preference).
+
+A sentence that only continues the one before it in the same turn ("Because ...", "That way
+...", "It also ...") is joined to it, so a decision keeps its reason. Fenced code is left out of
+the prose, except the last error line of a traceback, which is what a debug log should keep.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..models import MemoryType
+from .classify import classify
+from .conversation import Turn
+
+MAX_SENTENCE_CHARS = 600
+MIN_WORDS = 4
+
+CHATTER = re.compile(
+    r"^\W*(?:ok(?:ay)?|k|sure(?: thing)?|yes|yeah|yep|yup|no|nope|thanks?(?: you)?(?: (?:so|very) much)?|thx|ty|cool|great|nice|awesome|perfect|"
+    r"got it|sounds good|sounds great|makes sense|lol|haha|hmm+|hi|hello|hey|good (?:morning|afternoon|evening|night)|bye|"
+    r"see you|cheers|np|no problem|you'?re welcome|welcome|right|alright|all right|exactly|agreed|true|indeed|i see|"
+    r"of course|will do|done|on it|excellent|wonderful|fair enough|noted|understood|interesting|wow|oh)"
+    r"(?:[\s,!.]+(?:thanks|thank you|so much|a lot|again|man|mate|everyone|all|team|there|(?-i:[A-Z][a-z]+)))*\W*$",
+    re.I,
+)
+BOILERPLATE = re.compile(
+    r"^(?:let me (?:know|check|think|see|look|explain|help)|i hope (?:this|that) helps|happy to help|glad (?:to|i could) help|"
+    r"feel free|here(?:'s| is| are) (?:the|a|an|what|how|some|my|your)|as an ai|great question|good question|does (?:that|this) help|"
+    r"is there anything else|anything else|sure[,!]|of course[,!]|certainly[,!]|absolutely[,!]|no worries|thanks for|thank you for|"
+    r"i'?m (?:happy|glad) to|hope (?:this|that) helps|in summary|to summari[sz]e|let'?s (?:see|take a look|dive|break)|one moment|"
+    r"good (?:morning|afternoon|evening)|hi\b|hello\b|hey\b)",
+    re.I,
+)
+REQUEST = re.compile(
+    r"^(?:please|pls|can you|could you|would you|will you|can we|could we|write|show me|give me|tell me|explain|help me|"
+    r"generate|create a|make a|list|describe|summari[sz]e|translate|remind me)\b",
+    re.I,
+)
+SUGGESTION = re.compile(
+    r"^(?:you (?:could|might|may want to|can|should consider|may)|consider|maybe|perhaps|i(?:'d| would) (?:suggest|recommend)|"
+    r"i (?:suggest|recommend)|one option|another option|an alternative|alternatively|you might|it might be|it may be|"
+    r"what about|how about|if you)\b",
+    re.I,
+)
+# Predictions and hopes ("That should help", "Great, this will keep memory flat") state nothing yet.
+SPECULATION = re.compile(
+    r"^(?:(?:great|nice|perfect|cool|good|ok(?:ay)?|sure|yes|yeah|right|awesome)[,!.]?\s+)?(?:that|this|it)(?:'ll|\s+(?:should|will|would|might|could|may))\b",
+    re.I,
+)
+CONTINUATION = re.compile(
+    r"^(?:because|since|that'?s because|this is because|the reason|that way|which|so that|it (?:also|is|was|has|had|will)|"
+    r"this (?:means|is|was|way)|that (?:means|is|was)|they (?:are|were|have)|also because|mainly because)\b",
+    re.I,
+)
+ROLES = frozenset({"user", "assistant", "human", "ai", "bot", "system", "me", "you", "model", "gpt", "claude", "chatgpt"})
+FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine)\b")
+_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
+_ERROR_LINE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:Error|Exception)\b.*|Traceback \(most recent call last\).*|(?:error|fatal|panic):\s.+)$", re.M)
+_MD_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+", re.M)
+_MD_EMPHASIS = re.compile(r"(\*\*|__|~~)")
+
+
+@dataclass
+class Candidate:
+    turn: Turn
+    part: int
+    text: str
+    type: MemoryType
+    spans: list[Any] = field(default_factory=list)
+
+    @property
+    def speaker(self) -> str | None:
+        return self.turn.speaker
+
+
+@dataclass
+class ExtractStats:
+    turns: int = 0
+    chatter_turns: int = 0
+    sentences: int = 0
+    dropped: int = 0
+
+
+def is_person(speaker: str | None) -> bool:
+    """A speaker name that is a person's (so "I" in the text means them), not a role."""
+    return bool(speaker) and speaker.strip().lower() not in ROLES and speaker[:1].isupper()
+
+
+def prose(text: str) -> str:
+    """The turn's text as sentences spaCy can split: code fences out (their last error line
+    kept), Markdown bullets and emphasis off, each bullet ending as a sentence."""
+    errors = []
+    for block in _FENCE.findall(text):
+        found = _ERROR_LINE.findall(block)
+        if found:
+            errors.append(found[-1].strip())
+    body = _FENCE.sub("\n", text)
+    body = _MD_EMPHASIS.sub("", body)
+    lines = []
+    for line in body.splitlines():
+        stripped = _MD_BULLET.sub("", line).strip()
+        if re.match(r"^#{1,6}\s", stripped):
+            stripped = stripped.lstrip("#").strip()
+            stripped = stripped + "." if stripped and stripped[-1] not in ".!?:" else stripped
+        if stripped and stripped != line.strip() and stripped[-1] not in ".!?:;,":
+            stripped += "."
+        lines.append(stripped)
+    body = "\n".join(lines)
+    # A line break ends a sentence unless the line clearly runs on.
+    body = re.sub(r"(?<=[^\s.!?:;,])\n(?=[A-Z])", ".\n", body)
+    return "\n\n".join([body.strip(), *errors]).strip()
+
+
+def keep_sentence(text: str) -> bool:
+    s = text.strip()
+    if not s or len(s) > MAX_SENTENCE_CHARS:
+        return False
+    if s.endswith("?") or any(p.match(s) for p in (CHATTER, BOILERPLATE, REQUEST, SUGGESTION, SPECULATION)):
+        return False
+    return len(re.findall(r"[A-Za-z][\w'’-]*", s)) >= 3
+
+
+def _sentences(doc: Any) -> Iterator[Any]:
+    for sent in doc.sents:
+        if sent.text.strip():
+            yield sent
+
+
+def candidates(
+    turns: Sequence[Turn], batch_size: int = 64, progress: Callable[[int], None] | None = None
+) -> tuple[list[Candidate], ExtractStats]:
+    """Candidate memories in conversation order (turn, then position in the turn).
+    ``progress`` is called with 1 per turn handled."""
+    from .entities import nlp
+
+    stats = ExtractStats(turns=len(turns))
+    todo: list[tuple[Turn, str]] = []
+    for t in turns:
+        if CHATTER.match(t.text.strip()):
+            stats.chatter_turns += 1
+            if progress:
+                progress(1)
+            continue
+        body = prose(t.text)
+        if body:
+            todo.append((t, body))
+        elif progress:
+            progress(1)
+    out: list[Candidate] = []
+    model = nlp()
+    for (turn, _), doc in zip(todo, model.pipe((b[:100000] for _, b in todo), batch_size=batch_size), strict=True):
+        mine: list[Candidate] = []
+        for sent in _sentences(doc):
+            stats.sentences += 1
+            text = sent.text.strip()
+            # "Because it is faster." continues; "Because of X, we did Y." is a statement.
+            fronted = re.match(r"^(?:because|since)\b", text, re.I) and "," in text
+            if mine and CONTINUATION.match(text) and not fronted and not text.endswith("?"):
+                prev = mine[-1]
+                prev.text = f"{prev.text} {text}"
+                prev.spans.append(sent)
+                prev.type = classify(prev.text)
+                continue
+            if not keep_sentence(text):
+                stats.dropped += 1
+                continue
+            mine.append(Candidate(turn, len(mine), text, classify(text), [sent]))
+        out.extend(mine)
+        if progress:
+            progress(1)
+    return out, stats
+
+
+def substantive(c: Candidate, entities: Sequence[str], subjects: Sequence[str]) -> bool:
+    """Whether a candidate names something (or is a kind of memory that matters anyway)."""
+    words = len(re.findall(r"[A-Za-z][\w'’-]*", c.text))
+    if c.type in (MemoryType.DECISION, MemoryType.PREFERENCE, MemoryType.DEBUG_LOG):
+        return bool(entities or subjects) or words >= MIN_WORDS + 2
+    return bool(entities or subjects) and words >= MIN_WORDS
