@@ -95,6 +95,10 @@ def test_bad_requests_get_clear_errors(daemon: Daemon) -> None:
     assert status == 404 and body["code"] == "not_found"
     status, body = _raw(daemon, "GET", "/v1/save")
     assert status == 400 and "POST" in body["message"]
+    status, body = _raw(daemon, "POST", "/v1/recall", json.dumps({"query": "x", "now": "2030-01-01"}).encode())
+    assert status == 400 and "own clock" in body["message"]
+    status, body = _raw(daemon, "POST", "/v1/import_jsonl", json.dumps({"path": "x", "progress": 1}).encode())
+    assert status == 400 and "stream" in body["message"]
 
 
 def test_client_returns_the_engine_types(client: RemoteMnemo) -> None:
@@ -246,17 +250,30 @@ def test_scheduler_persists_last_runs_and_journals(engine: Mnemo, clock: Clock) 
     assert state["hourly"]["last_status"] == "ok"
 
 
+def test_a_job_can_wait_one_interval_before_its_first_run(engine: Mnemo, clock: Clock) -> None:
+    calls: list[str] = []
+
+    def make() -> Scheduler:
+        return Scheduler(engine.store, clock, [Job("nightly", 86400, lambda: calls.append("run"), first_after=86400)])
+
+    assert make().tick() == []
+    clock.advance(86000)
+    assert make().tick() == []  # a restart does not push the first run back
+    clock.advance(400)
+    assert [r["name"] for r in make().tick()] == ["nightly"] and calls == ["run"]
+
+
 def test_missing_engine_methods_are_journaled_as_skipped(engine: Mnemo, clock: Clock) -> None:
-    from mnemo.daemon.scheduler import lifecycle_jobs
+    from mnemo.daemon.scheduler import _engine_call, lifecycle_jobs
 
     s = Scheduler(engine.store, clock, [])
     jobs = {j.name: j for j in lifecycle_jobs(engine, s.last_run, lambda: 0)}
-    s.jobs = {"dream": jobs["dream"], "promote": jobs["promote"]}
-    s.jobs["dream"].action = lambda: __import__("mnemo.daemon.scheduler", fromlist=["x"])._engine_call(engine, "no_such_step")
+    s.jobs = {"promote": jobs["promote"], "future": Job("future", 60, lambda: _engine_call(engine, "no_such_step"))}
     records = {r["name"]: r for r in s.tick()}
-    assert records["dream"]["status"] == "skipped" and "no_such_step" in records["dream"]["detail"]["reason"]
+    assert records["future"]["status"] == "skipped" and "no_such_step" in records["future"]["detail"]["reason"]
     assert records["promote"]["status"] == "skipped" and "no vault" in records["promote"]["detail"]["reason"]
-    assert engine.store.jobs("dream")[0]["status"] == "skipped"
+    assert engine.store.jobs("future")[0]["status"] == "skipped"
+    assert jobs["dream"].first_after == jobs["dream"].interval  # no dream cycle on a fresh home
 
 
 def test_activity_job_marks_only_days_with_use(engine: Mnemo, clock: Clock) -> None:

@@ -279,3 +279,66 @@ def _journal(home: Path, client: RemoteMnemo) -> list[dict]:
         return store.jobs(limit=100)
     finally:
         store.close()
+
+
+def _recall_paths(home: Path, query: str, env: dict[str, str]) -> list[str]:
+    r = run_cli("recall", query, "--tier", "ltm", "--no-touch", "--json", home=home, env=env)
+    assert r.returncode == 0, r.stderr
+    return [h["path"] for h in json.loads(r.stdout)["hits"] if h.get("path")]
+
+
+def _within(seconds: float, predicate) -> float:  # noqa: ANN001
+    """Poll until ``predicate()`` holds; returns the time it took (fails after ``seconds``)."""
+    t0 = time.monotonic()
+    while not predicate():
+        assert time.monotonic() - t0 < seconds, f"not within {seconds}s"
+        time.sleep(0.1)
+    return time.monotonic() - t0
+
+
+def test_vault_edits_reach_recall_live_and_after_downtime(daemons: Daemons, home: Path, vault: Path) -> None:
+    env = {**FAST, "MNEMO_VAULT": str(vault)}
+    (vault / "Garden").mkdir()
+    (vault / "Garden" / "Roses.md").write_text("# Roses\n\nPrune the roses in February.\n")
+    (vault / "Kitchen.md").write_text("# Kitchen\n\nThe oven runs ten degrees hot.\n")
+    daemons.start(MNEMO_VAULT=str(vault))
+    client = RemoteMnemo.connect(home)
+    _within(10, lambda: client.daemon_status()["watcher"]["state"] == "watching")
+    assert client.daemon_status()["watcher"]["reconcile"]["added"] == 2
+
+    # A new note is found by `mnemo recall` within 3 seconds of being written.
+    note = vault / "Ideas" / "Zephyr.md"
+    note.parent.mkdir()
+    t0 = time.monotonic()
+    note.write_text("# Zephyr\n\nZephyrine tomatoes need volcanic fertilizer every spring.\n")
+    while "Ideas/Zephyr.md" not in _recall_paths(home, "zephyrine tomatoes fertilizer", env):
+        assert time.monotonic() - t0 < 3, client.daemon_status()["watcher"]
+        time.sleep(0.05)
+
+    # Renamed: found under the new path only.
+    t0 = time.monotonic()
+    note.rename(vault / "Garden" / "Zephyr tomatoes.md")
+    while _recall_paths(home, "zephyrine tomatoes fertilizer", env)[:1] != ["Garden/Zephyr tomatoes.md"]:
+        assert time.monotonic() - t0 < 3, client.daemon_status()["watcher"]
+        time.sleep(0.05)
+    assert "Ideas/Zephyr.md" not in _recall_paths(home, "zephyrine tomatoes fertilizer", env)
+
+    # Deleted: gone.
+    t0 = time.monotonic()
+    (vault / "Garden" / "Zephyr tomatoes.md").unlink()
+    while any("Zephyr" in p for p in _recall_paths(home, "zephyrine tomatoes fertilizer", env)):
+        assert time.monotonic() - t0 < 3, client.daemon_status()["watcher"]
+        time.sleep(0.05)
+
+    # Edits made while the daemon is stopped are found after it starts, and only they are
+    # re-read: the unchanged note is not re-embedded.
+    assert run_cli("daemon", "stop", home=home, env=env).returncode == 0
+    (vault / "Kitchen.md").write_text("# Kitchen\n\nThe oven runs ten degrees hot. Xylophone lessons on Thursday.\n")
+    (vault / "Offline.md").write_text("# Offline\n\nQuokka sightings near the harbour.\n")
+    daemons.start(MNEMO_VAULT=str(vault))
+    client = RemoteMnemo.connect(home)
+    _within(10, lambda: client.daemon_status()["watcher"]["state"] == "watching")
+    reconcile = client.daemon_status()["watcher"]["reconcile"]
+    assert (reconcile["added"], reconcile["changed"], reconcile["unchanged"]) == (1, 1, 1)
+    assert _recall_paths(home, "xylophone lessons", env)[:1] == ["Kitchen.md"]
+    assert _recall_paths(home, "quokka sightings harbour", env)[:1] == ["Offline.md"]

@@ -41,6 +41,7 @@ class Job:
     interval: float  # seconds of the daemon's clock; <= 0: off
     action: Callable[[], Any]
     about: str = ""
+    first_after: float = 0.0  # a job that never ran first runs this long after it was first scheduled
 
     @property
     def enabled(self) -> bool:
@@ -83,13 +84,22 @@ class Scheduler:
         return float(value) if value is not None else None
 
     def next_run(self, job: Job, now: float | None = None) -> float | None:
-        """When ``job`` runs next: ``last_run + interval``, or now if it never ran; None if off."""
+        """When ``job`` runs next: ``last_run + interval``; for a job that never ran, its
+        ``first_after`` after the time it was first scheduled (kept in the store too, so
+        restarts do not push it back); None if it is off."""
         if not job.enabled:
             return None
         last = self.last_run(job.name)
-        if last is None:
+        if last is not None:
+            return last + job.interval
+        if job.first_after <= 0:
             return self.clock.now() if now is None else now
-        return last + job.interval
+        key = f"daemon.job.{job.name}.first_scheduled"
+        since = self.store.kv_get(key)
+        if since is None:
+            since = repr(self.clock.now() if now is None else now)
+            self.store.kv_set(key, since)
+        return float(since) + job.first_after
 
     def due(self, now: float | None = None) -> list[Job]:
         now = self.clock.now() if now is None else now
@@ -239,5 +249,6 @@ def lifecycle_jobs(engine: Mnemo, scheduler_last_run: Callable[[str], float | No
         Job("gc", d.gc_interval, gc, "forget (archive) and cold-store faded memories"),
         Job("enrich", d.enrich_interval, enrich, "entities and links for memories saved in bulk"),
         Job("dashboard", d.dashboard_interval, dashboard, "refresh the dashboard note"),
-        Job("dream", d.dream_interval, dream, "the dream cycle"),
+        # The dream cycle first runs one interval after the first start, not on a fresh home.
+        Job("dream", d.dream_interval, dream, "the dream cycle", first_after=d.dream_interval),
     ]

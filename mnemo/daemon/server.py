@@ -297,6 +297,11 @@ class Daemon:
 
         if "progress" in kwargs:
             raise InvalidInput("progress cannot be sent; ask for a stream with `Accept: application/x-ndjson`")
+        if kwargs.get("now") is not None:
+            # An engine call with `now` resets the engine's clock; the daemon's clock drives the
+            # scheduler and every client, so one caller must not move it for everyone.
+            raise InvalidInput("the daemon keeps its own clock; `now` cannot be set per request",
+                               hint="start the daemon with --now (MNEMO_NOW) to run it at another time")
         sig = inspect.signature(method)
         try:
             sig.bind(**kwargs)
