@@ -43,10 +43,19 @@ def main(work: str) -> None:
             clock.advance(DAY)
             m.touch(db.id)
         print(f"{db.id[:8]} now has {m.get(db.id).use_count} uses")
-        if hasattr(m, "promote"):
-            step("promote what earned it into the vault")
-            for p in m.promote(auto=True):
-                print(f"promoted {p.memory_id[:8]} → {p.path}")
+        step("promote what earned it into the vault")
+        promoted = m.promote(auto=True)
+        for p in promoted:
+            print(f"promoted {p.memory_id[:8]} → {p.path}")
+        if promoted and settings.vault:
+            print(f"\n--- {promoted[0].path} ---")
+            print((settings.vault / promoted[0].path).read_text(encoding="utf-8").rstrip())
+            print("---")
+        if settings.vault:
+            step("index the vault's notes, write the dashboard")
+            r = m.index_vault()
+            print(f"{r['notes']} notes indexed ({r['added']} new, {r['unchanged']} unchanged); "
+                  f"dashboard: {m.dashboard()}")
         step('recall "which database did we choose?"')
         for h in m.recall("which database did we choose?", k=3):
             where = f" [{h.path}]" if h.path else ""

@@ -23,7 +23,9 @@ from ..errors import VaultError
 from .parse import load_yaml, split_frontmatter
 
 _KEY_LINE = re.compile(r"""^(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\-?:][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]|$)""")
-_PLAIN = re.compile(r"[A-Za-z_\u00c0-\uffff][\w .\-/'()\u00c0-\uffff]*")
+_PLAIN = re.compile(r"[A-Za-z0-9_\u00c0-\uffff][\w .\-/'()\u00c0-\uffff]*")
+# Numbers under YAML 1.1 or 1.2 (Obsidian's reader): left plain they would not read back as text.
+_NUMBER = re.compile(r"[-+]?(\.\d+|\d[\d_]*(\.\d*)?)([eE][-+]?\d+)?|0x[0-9a-fA-F_]+|0o[0-7_]+|[-+]?\.(inf|nan)", re.I)
 _SPECIAL = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 
 
@@ -42,7 +44,8 @@ def yaml_scalar(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     s = str(value)
-    plain = _PLAIN.fullmatch(s) and s == s.strip() and s.lower() not in _SPECIAL and ": " not in s and " #" not in s
+    plain = (_PLAIN.fullmatch(s) and s == s.strip() and s.lower() not in _SPECIAL and ": " not in s and " #" not in s
+             and not _NUMBER.fullmatch(s))
     if plain and _round_trips(s):
         return s
     return _quoted(s)
