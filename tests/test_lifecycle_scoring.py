@@ -215,6 +215,26 @@ def test_layers_move_on_use_and_in_gc(engine: Mnemo) -> None:
     assert engine.recall("Working memory two", touch=False, layer="episodic")[0].id in (a, b)
 
 
+def test_gc_moves_important_used_episodes_to_a_permanent_layer(engine: Mnemo) -> None:
+    fact = engine.save("The API uses JWT tokens signed with RS256", type="fact").memory.id
+    decision = engine.save("We decided to keep integration tests on a real database", type="decision").memory.id
+    other = engine.save("Someone else's note").memory.id
+    for _ in range(5):
+        engine.clock.advance(DAY)
+        engine.touch(fact)
+        engine.touch(decision)
+    assert engine.explain(fact)["importance"] >= 0.7
+    moved = {d["id"]: d["to"] for d in engine.gc()["layers"]}
+    assert moved[fact] == "semantic" and moved[decision] == "procedural"
+    r = _r(engine, fact)
+    for _ in range(60):  # permanent knowledge no longer decays, and is never archived
+        _busy_day(engine, other)
+    assert _r(engine, fact) == pytest.approx(r)
+    archived = [a["id"] for a in engine.gc()["archived"]]
+    assert other not in archived and fact not in archived and decision not in archived
+    assert engine.get(fact).status == Status.ACTIVE and engine.get(decision).layer.value == "procedural"
+
+
 # -- review and explain ------------------------------------------------------------------------------
 
 def test_review_queue_holds_the_danger_zone_most_urgent_first(engine: Mnemo) -> None:

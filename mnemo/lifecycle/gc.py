@@ -4,7 +4,11 @@ brings a memory back) and the deepest fade moves a memory to cold storage.
 Rules, in order, for each memory (pinned ones are never forgotten; promoted ones live in the
 vault and are left alone):
 
-1. layers: a working memory 30 minutes old or used twice becomes episodic;
+1. layers: a working memory 30 minutes old or used twice becomes episodic; an episodic one
+   with importance ≥ 0.7 and ≥ 5 uses (and retention still above the forget threshold) becomes
+   semantic, or procedural for decisions and preferences (layered-lifecycle seed's
+   auto-promotion): permanent knowledge, no longer decaying. Writing its vault note is
+   ``promote``'s job;
 2. cold: retention < ``cold_threshold`` (0.001), active or archived → cold storage
    (``lifecycle.cold.freeze``: its vector leaves the hot index, int8-quantized in the store);
 3. forget: active with retention < ``forget_threshold`` (0.05) → archived;
@@ -26,7 +30,7 @@ from ..models import Layer, Memory, Status
 from ..scoring.activity import ActivityCalendar
 from ..scoring.decay import TYPE_AUTO_ARCHIVE_DAYS
 from ..scoring.importance import entity_counts
-from ..scoring.layers import is_permanent
+from ..scoring.layers import is_permanent, promoted_layer
 from .assess import assess
 
 if TYPE_CHECKING:
@@ -83,8 +87,12 @@ def plan(engine: Mnemo, now: float | None = None) -> tuple[GcPlan, dict[str, Mem
             p.checked += 1
             seen[m.id] = m
             r = a.retention
-            if m.status == Status.ACTIVE and a.layer != m.layer.value:
-                p.layers.append({"id": m.id, "from": m.layer.value, "to": a.layer})
+            layer = a.layer
+            if (m.status == Status.ACTIVE and layer == "episodic" and a.importance >= s.promote_importance
+                    and m.use_count >= s.promote_uses and r >= s.forget_threshold):
+                layer = promoted_layer(m.type.value)
+            if m.status == Status.ACTIVE and layer != m.layer.value:
+                p.layers.append({"id": m.id, "from": m.layer.value, "to": layer})
             if m.pinned:
                 if m.status == Status.ACTIVE and (r < s.forget_threshold):
                     p.pinned_kept += 1
@@ -95,7 +103,7 @@ def plan(engine: Mnemo, now: float | None = None) -> tuple[GcPlan, dict[str, Mem
                 continue
             if m.status != Status.ACTIVE:
                 continue
-            why = archive_reason(m, a.layer, r, a.importance, max(0.0, now - m.created_at) / DAY, s)
+            why = archive_reason(m, layer, r, a.importance, max(0.0, now - m.created_at) / DAY, s)
             if why:
                 p.archive.append({**item, "importance": round(a.importance, 6), "reason": why})
     return p, seen

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
+from datetime import date
 
-from ..clock import day_of
+from ..clock import DAY
+
+_EPOCH = date(1970, 1, 1).toordinal()
+
+
+def day_number(ts: float) -> int:
+    """The UTC day of a timestamp as a whole number (UNIX time has no leap seconds, so this is
+    the same day ``clock.day_of`` names, without formatting a date)."""
+    return int(ts // DAY)
 
 
 class ActivityCalendar:
     """The store's activity days (UTC dates, ``YYYY-MM-DD``), loaded once."""
 
     def __init__(self, days: Iterable[str]) -> None:
-        self.days = sorted(set(days))
+        self.days = sorted({date.fromisoformat(d).toordinal() - _EPOCH for d in days})
 
     @classmethod
     def of(cls, store) -> ActivityCalendar:  # noqa: ANN001 - any object with activity_day_list()
@@ -28,6 +37,6 @@ class ActivityCalendar:
         same count as ``Store.activity_days_between``)."""
         if end <= start:
             return 0
-        lo = bisect_right(self.days, day_of(start))
-        hi = bisect_right(self.days, day_of(end))
+        lo = bisect_right(self.days, day_number(start))
+        hi = bisect_right(self.days, day_number(end))
         return max(0, hi - lo)
