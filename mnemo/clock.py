@@ -15,17 +15,32 @@ from .errors import InvalidInput
 DAY = 86400.0
 
 
+# Times must fit a calendar date (day_of, iso): 1970-01-01 .. 9999-12-31 UTC.
+MIN_TIME = 0.0
+MAX_TIME = 253402300799.0
+
+
+def _in_range(ts: float, value: object) -> float:
+    if not (MIN_TIME <= ts <= MAX_TIME):  # also false for NaN
+        raise InvalidInput(
+            f"time {value!r} is out of range", hint="give a time from 1970-01-01 to 9999-12-31, e.g. 2026-03-01T09:30:00Z"
+        )
+    return ts
+
+
 def parse_time(value: str | float | int | datetime) -> float:
     """ISO-8601 (``2026-01-02``, ``2026-01-02T10:00``, with or without zone; naive = UTC) or
-    UNIX seconds → UNIX seconds."""
+    UNIX seconds → UNIX seconds, between 1970 and 9999 (NaN, infinities and booleans are refused)."""
     if isinstance(value, datetime):
         dt = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return dt.timestamp()
+        return _in_range(dt.timestamp(), value)
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InvalidInput(f"not a time: {value!r}", hint="use an ISO-8601 text such as 2026-03-01T09:30:00Z")
     if isinstance(value, int | float):
-        return float(value)
+        return _in_range(float(value), value)
     text = str(value).strip()
     try:
-        return float(text)
+        return _in_range(float(text), value)
     except ValueError:
         pass
     try:
@@ -36,7 +51,7 @@ def parse_time(value: str | float | int | datetime) -> float:
         ) from exc
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
+    return _in_range(dt.timestamp(), value)
 
 
 def iso(ts: float | None) -> str | None:

@@ -190,7 +190,10 @@ def _coerce(value: Any, annotation: Any, key: str, source: str) -> Any:
                 raise ValueError(value)
             return int(value)
         if annotation is float:
-            return float(value)
+            number = float(value)
+            if number != number or number in (float("inf"), float("-inf")):
+                raise ValueError(value)  # NaN or infinity would poison every score it touches
+            return number
         if annotation is str:
             return str(value)
         if origin is list:
@@ -215,7 +218,19 @@ def _apply(settings: Settings, key: str, value: Any, source: str) -> None:
     hints = typing.get_type_hints(type(obj))
     if name not in hints:
         raise ConfigError(f"unknown setting {key!r} in {source}", hint="see `mnemo config show`")
-    setattr(obj, name, _coerce(value, hints[name], key, source))
+    coerced = _coerce(value, hints[name], key, source)
+    allowed = CHOICES.get(key)
+    if allowed and coerced not in allowed:
+        raise ConfigError(f"setting {key} from {source}: {coerced!r} is not one of {', '.join(allowed)}")
+    setattr(obj, name, coerced)
+
+
+# Settings with a fixed set of values (checked when read, not when first used).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "recall.intent": ("general", "recall", "explore", "exact"),
+    "scoring.decay_model": ("exponential", "power_law", "two_component"),
+    "scoring.retention_mode": ("l2", "huber", "elastic"),
+}
 
 
 def load_settings(

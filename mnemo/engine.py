@@ -64,6 +64,13 @@ def _tags(value: Any, where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _time(value: Any, where: str, field: str) -> float:
+    try:
+        return parse_time(value)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}{field}: {exc.message}", hint=exc.hint) from None
+
+
 def _enum(cls: type, value: Any, where: str, field: str) -> Any:
     try:
         return cls(value)
@@ -210,22 +217,26 @@ class Mnemo:
             raise InvalidInput(f"{where}meta must be a JSON object")
         try:
             json.dumps(meta)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise InvalidInput(f"{where}meta is not JSON-serialisable: {exc}") from None
+        from . import inputs
+
+        given_id = inputs.memory_id(item.get("id"), where)
+        pinned = inputs.flag(item.get("pinned"), where, "pinned")
         now = self.now()
         created = item.get("created_at")
-        created_at = parse_time(created) if created is not None else now
+        created_at = _time(created, where, "created_at") if created is not None else now
         source = _enum(Source, item.get("source") or "human", where, "source")
         mtype = _enum(MemoryType, item["type"], where, "type") if item.get("type") else None
         layer = _enum(Layer, item["layer"], where, "layer") if item.get("layer") else Layer.WORKING
         importance = item.get("importance")
-        if importance is not None and not (isinstance(importance, int | float) and 0 <= importance <= 1):
+        if importance is not None and (isinstance(importance, bool) or not (isinstance(importance, int | float) and 0 <= importance <= 1)):
             raise InvalidInput(f"{where}importance must be a number from 0 to 1")
         for key in ("wing", "room", "session_id"):
             if item.get(key) is not None and not isinstance(item[key], str):
                 raise InvalidInput(f"{where}{key} must be a string")
         return Memory(
-            id=str(item.get("id") or uuid.uuid4()),
+            id=given_id or str(uuid.uuid4()),
             content=content,
             type=mtype or MemoryType.FACT,
             layer=layer,
@@ -238,11 +249,11 @@ class Mnemo:
             importance=float(importance) if importance is not None else 0.5,
             created_at=created_at,
             updated_at=now,
-            pinned=bool(item.get("pinned", False)),
+            pinned=pinned,
             meta=meta,
             session_id=item.get("session_id"),
-            event_at=parse_time(item["event_at"]) if item.get("event_at") else None,
-            expires_at=parse_time(item["expires_at"]) if item.get("expires_at") else None,
+            event_at=_time(item["event_at"], where, "event_at") if item.get("event_at") else None,
+            expires_at=_time(item["expires_at"], where, "expires_at") if item.get("expires_at") else None,
             embed_model=None,
         ), mtype is not None
 
@@ -262,7 +273,9 @@ class Mnemo:
             return []
         if enrich not in ("defer", "inline"):
             raise InvalidInput(f"unknown enrich mode {enrich!r}", hint="defer or inline")
-        from . import pipeline
+        from . import inputs, pipeline
+
+        inputs.new_ids(self.store, [m.id for m, _ in drafts])
 
         return pipeline.write_memories(self, drafts, progress, enrich=enrich)
 
@@ -577,7 +590,13 @@ class Mnemo:
             vectors = self._rebuild_vectors(progress)
             self.store.kv_set("index.model_hash", self.embedder.model_hash)
             self.store.kv_set("index.model_name", self.embedder.name)
-        return {"fts": fts, "vectors": vectors}
+        result = {"fts": fts, "vectors": vectors}
+        if self.settings.vault is not None and self.settings.vault.is_dir():
+            from .vault import indexer, vault_lock
+
+            with vault_lock(self):  # the notes' index is derived too: rebuilt from the vault
+                result["notes"] = indexer.rebuild(self)["notes"]
+        return result
 
     def move_index(self, to: str, progress: Progress | None = None) -> dict[str, Any]:
         """Move the vector index to a Chroma server URL (or back with ``"embedded"``), copying

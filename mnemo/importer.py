@@ -33,6 +33,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         raise InvalidInput(f"cannot read {path}: {exc.strerror}") from exc
     items: list[dict[str, Any]] = []
     errors: list[str] = []
+    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark, as Windows editors write
     for lineno, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
@@ -48,6 +49,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             errors.append(f"line {lineno}: malformed JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except RecursionError:
+            errors.append(f"line {lineno}: JSON nested too deeply")
             continue
         if not isinstance(obj, dict):
             errors.append(f"line {lineno}: expected a JSON object, got {type(obj).__name__}")

@@ -64,16 +64,23 @@ def init(app: App, vault_opt: str | None, as_json: bool) -> None:
 def save(app: App, text: str, tags: tuple[str, ...], mtype: str | None, wing: str | None, room: str | None,
          source: str, meta_json: str | None, pin: bool, as_json: bool) -> None:
     """Save a memory. TEXT of '-' reads standard input."""
+    import sys
+
     from ..errors import InvalidInput
 
     if text == "-":
-        text = click.get_text_stream("stdin").read()
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"standard input is not valid UTF-8 text (byte {exc.start + 1})") from None
     meta = {}
     if meta_json:
         try:
             meta = json.loads(meta_json)
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"--meta is not valid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise InvalidInput("--meta is nested too deeply") from None
     with app.engine() as m:
         r = m.save(text, tags=list(tags), meta=meta, type=mtype, wing=wing, room=room, source=source, pinned=pin)
     data = {"id": r.memory.id, "type": r.memory.type, "tokens": r.memory.tokens, "duplicate_of": r.duplicate_of,

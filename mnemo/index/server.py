@@ -22,6 +22,7 @@ Standard library only at import time; ``chromadb``/``httpx`` are imported lazily
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from ..errors import ConfigError, MnemoError, StorageError
 CONNECT_TIMEOUT = 5.0  # seconds for the heartbeat before a client is built
 REQUEST_TIMEOUT = 120.0  # seconds for any one request to the server once connected
 HEARTBEAT = "/api/v2/heartbeat"
+_HOST = re.compile(r"[A-Za-z0-9._\-]+|[0-9A-Fa-f:.]+(%[A-Za-z0-9]+)?")  # a name, IPv4 or IPv6
 VERSION = "/api/v2/version"
 SERVER_HINT = (
     "start the server (`chroma run --host 127.0.0.1 --port 8000 --path /data/chroma`), or unset "
@@ -64,6 +66,8 @@ def parse_url(url: str) -> ServerAddress:
     except ValueError:
         raise ConfigError(f"index.chroma_url {url!r} has an invalid port", hint="a number from 1 to 65535") from None
     host = parsed.hostname
+    if not _HOST.fullmatch(host):
+        raise ConfigError(f"index.chroma_url {url!r} has an invalid host name", hint="e.g. http://chroma.example.lan:8000")
     shown = f"[{host}]" if ":" in host else host
     return ServerAddress(f"{parsed.scheme}://{shown}:{port}", host, port, parsed.scheme == "https")
 

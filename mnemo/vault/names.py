@@ -79,6 +79,8 @@ def vault_rel(vault: Path, path: str | Path) -> str:
     p = str(path)
     if not p.strip():
         raise UnsafePath("an empty note path", hint="give a path inside the vault, e.g. Memories/Note.md")
+    if "\x00" in p:  # the OS would refuse it with a ValueError, deep inside a path call
+        raise UnsafePath("a note path with a NUL character", hint="give a path inside the vault, e.g. Memories/Note.md")
     root = Path(os.path.realpath(vault))
     if os.path.isabs(p) or re.match(r"^[A-Za-z]:[\\/]", p):
         absolute = Path(os.path.abspath(p))
