@@ -477,3 +477,53 @@ def test_cli_promote_demote_index_and_show(home: Path, vault: Path) -> None:
     assert json.loads(run(cli, ["demote", mid, "--json"], env=env).output)["status"] == "active"
     bad = run(cli, ["note", "show", "../x.md"], env=env)
     assert bad.exit_code != 0
+
+
+# -- Quality with the real model ----------------------------------------------------------------------
+def test_semantic_note_recall_with_the_real_model(home: Path, vault: Path, clock: Clock, real_embedder) -> None:
+    """MiniLM finds the right note chunk by meaning, with no word of the query in it."""
+    notes = {
+        "Infra/Storage.md": "# Database\n\nWe run PostgreSQL 16 on two replicas.\n\n# Files\n\nUploads go to S3 buckets.\n",
+        "People/Team.md": "# On call\n\nBob carries the pager this month.\n\n# Lunch\n\nFridays at noon.\n",
+        "Ideas.md": "Maybe a mobile app for the shop, written in Kotlin.\n",
+    }
+    for rel, text in notes.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    settings = load_settings(home=home, vault=vault)
+    with Mnemo(settings, clock=clock, embedder=real_embedder) as m:
+        m.index_vault()
+        for query, path, heading in [("which SQL engine stores our data?", "Infra/Storage.md", "Database"),
+                                     ("who is responsible for incidents right now", "People/Team.md", "On call")]:
+            _, vec = note_candidates(m, query, m.embedder.embed_query(query), 3)
+            top = chunk_hits(m, [vec[0][0]])[vec[0][0]]
+            assert (top.path, top.heading) == (path, heading), query
+
+
+def test_broken_properties_are_reported_not_duplicated(vengine: Mnemo, vault: Path) -> None:
+    m = vengine
+    a = m.save(DB).memory
+    m.promote(a.id)
+    note = vault / DB_PATH
+    note.write_text(note.read_text().replace("tags:", "tags: [unclosed\nx:", 1))
+    before = note.read_bytes()
+    with pytest.raises(VaultError, match="unreadable properties"):
+        m.promote(a.id)
+    assert note.read_bytes() == before and len(list((vault / "Memories").iterdir())) == 1
+    assert m.index_note(DB_PATH)["synced"] is False  # unreadable YAML: not mnemo's to follow
+
+
+def test_reindex_rebuilds_notes_and_a_new_model_re_embeds(vengine: Mnemo, vault: Path, home: Path, clock: Clock) -> None:
+    m = vengine
+    (vault / "A.md").write_text("alpha note about sailing\n")
+    m.index_vault()
+    n = m.stats().chunks
+    assert m.reindex()["notes"] == 2 and m.stats().chunks == n and m.index.count("chunks") == n
+    m.close()
+    settings = load_settings(home=home, vault=vault, overrides={"embedding.model": "hash-32"})
+    with Mnemo(settings, clock=clock, embedder=HashEmbedder(32)) as m2:
+        q = m2.embedder.embed_query("sailing")
+        assert note_candidates(m2, "sailing", q, 5)[1] == []  # old vectors are not queried with a new model
+        r = m2.index_vault()
+        assert r["embedded"] == n and r["changed"] == 2
+        assert note_candidates(m2, "sailing", q, 5)[1]

@@ -83,6 +83,13 @@ def find_note(engine: Mnemo, m: Memory) -> str | None:
     for rel in dict.fromkeys(candidates):
         if _owned_by(vault, rel, m.id):
             return rel
+        if rel == m.note_path and (vault / rel).is_file():
+            text, _ = read_note_file(vault, rel)
+            err = parse_note(rel, text).fm_error
+            if err:
+                # Its properties are broken: creating another note would duplicate it.
+                raise VaultError(f"the note {rel} of memory {m.id} has unreadable properties ({err})",
+                                 hint="fix its YAML in Obsidian; mnemo never rewrites a note it cannot read")
     return None
 
 

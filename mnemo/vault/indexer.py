@@ -512,3 +512,16 @@ def count_notes(settings: Any) -> int:
     if vault is None or not vault.is_dir():
         return 0
     return len(scan(vault, list(settings.vault_cfg.exclude)))
+
+
+def rebuild(engine: Mnemo, progress: Progress | None = None) -> dict[str, Any]:
+    """Drop the notes index (rows, FTS, vectors) and index the whole vault again."""
+    require_vault(engine)
+    with engine.write_lock:
+        engine.index.drop(COLLECTION)
+        with engine.store.tx() as conn:
+            conn.execute("DELETE FROM chunks_fts")
+            conn.execute("DELETE FROM chunks")
+            conn.execute("DELETE FROM notes")
+        engine.store.kv_set("vault.model_hash", engine.embedder.model_hash)
+    return index_vault(engine, progress)

@@ -40,6 +40,8 @@ def vector_chunks(engine: Mnemo, query_vec: Any, n: int) -> list[tuple[str, floa
         return []
     if not has_chunks(engine):
         return []  # do not create an empty collection just to ask it
+    if engine.store.kv_get("vault.model_hash") != engine.embedder.model_hash:
+        return []  # vectors of another model (re-embedded at the next index): keyword ranking only
     return engine.index.query(COLLECTION, query_vec, n)
 
 
