@@ -1,23 +1,36 @@
-"""``doctor``: do the derived indexes agree with the store (the source of truth)?
+"""``doctor``: do the derived indexes, the vault index and the home agree with the sources of
+truth (the store for memories and links, the vault's files for notes)?
 
-Each check looks at one derived structure and can repair it from the truth:
+Each check looks at one structure and can repair it from the truth:
 
 - ``vectors``: every hot memory (status active, promoted or archived) is in Chroma's
-  ``memories`` collection exactly once, with its current status in the vector's metadata; no
-  vector belongs to a memory that is gone or cold (orphans); the index was built with the
-  configured model.
+  ``memories`` collection exactly once, with its current status in the vector's metadata and
+  made by the configured model (the index's recorded model, and each memory's ``embed_model``);
+  no vector belongs to a memory that is gone or cold (orphans).
 - ``fts``: the keyword index has exactly one row per memory, with the memory's current text.
+- ``notes``: every Markdown note of the vault is indexed as it is on disk now (none unindexed,
+  none changed since, none indexed whose file is gone), every chunk row has its vector in the
+  ``chunks`` collection, no vector there lacks a chunk row, and the chunks were embedded with
+  the current model. Repair re-indexes the notes concerned (the vault is the truth).
+- ``links``: links are stored both ways; every ``out`` row has its ``in`` twin and back.
+  Repair adds the missing half.
+- ``claims``: no note is claimed twice: two memories pointing at one note (repair: the memory
+  the note's ``mnemo_id`` names keeps it; the others go back to active with no note), or one
+  ``mnemo_id`` in two notes (a copied note; reported only: which copy is "the" note is the
+  person's call, and mnemo never rewrites a note to decide it).
+- ``permissions``: nothing mnemo keeps in ``MNEMO_HOME`` is open to other accounts (``security``);
+  other files a person keeps there are left alone.
 
 Opening the vector index already embeds memories a crash left out of it (``Mnemo._sync_index``),
 so on a fresh process this reports the state after that self-repair. Checks are plain objects
-in ``CHECKS``; more (notes, links) are added there.
+in ``CHECKS``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,6 +38,7 @@ if TYPE_CHECKING:
 
 HOT = ("active", "promoted", "archived")
 SAMPLE = 10
+CHUNKS = "chunks"
 
 
 @dataclass
@@ -35,33 +49,35 @@ class Check:
     repair: Callable[[Mnemo, dict[str, list[str]]], dict[str, int]]
 
 
+def _marks(values: tuple[str, ...] | list[str]) -> str:
+    return ",".join("?" * len(values))
+
+
 # -- vectors -----------------------------------------------------------------------------------
 def _vector_entries(engine: Mnemo) -> list[tuple[str, dict[str, Any]]]:
-    idx = engine.index
-    col = idx.collection("memories")
     out: list[tuple[str, dict[str, Any]]] = []
-    with idx._lock:
-        total = col.count()
-        for off in range(0, total, idx.batch):
-            res = col.get(include=["metadatas"], limit=idx.batch, offset=off)
-            out.extend(zip(res["ids"], res["metadatas"] or [{}] * len(res["ids"]), strict=False))
+    for page in engine.index.entries("memories", include=("metadatas",)):
+        out.extend(zip(page["ids"], page.get("metadatas") or [{}] * len(page["ids"]), strict=False))
     return out
 
 
 def find_vector_problems(engine: Mnemo) -> dict[str, list[str]]:
     store = engine.store
-    marks = ",".join("?" * len(HOT))
-    status = {r[0]: r[1] for r in store.query(f"SELECT id, status FROM memories WHERE status IN ({marks})", HOT)}
+    rows = store.query(f"SELECT id, status, embed_model FROM memories WHERE status IN ({_marks(HOT)})", HOT)
+    status = {r[0]: r[1] for r in rows}
     entries = _vector_entries(engine)
     seen = Counter(i for i, _ in entries)
     meta = dict(entries)
     recorded = store.kv_get("index.model_hash")
+    current = engine.embedder.model_hash
     return {
         "missing": sorted(set(status) - set(seen)),
         "duplicate": sorted(i for i, n in seen.items() if n > 1),
         "orphan": sorted(set(seen) - set(status)),
         "stale_status": sorted(i for i, m in meta.items() if i in status and (m or {}).get("status") != status[i]),
-        "model": [] if recorded == engine.embedder.model_hash else [f"index built with {recorded}, model is {engine.embedder.model_hash}"],
+        "model": [] if recorded == current else [f"index built with {recorded}, model is {current}"],
+        # A memory embedded by another model than the one the index now uses.
+        "stale_model": sorted(r[0] for r in rows if r[2] is not None and r[2] != current and r[0] in seen),
     }
 
 
@@ -83,6 +99,9 @@ def repair_vectors(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]
             mems = list(engine.store.get_memories(found["stale_status"]).values())
             engine.index.update_metadata("memories", [m.id for m in mems], [vector_meta(m) for m in mems])
             done["metadata_fixed"] = len(mems)
+        if found.get("stale_model"):
+            mems = list(engine.store.get_memories(found["stale_model"]).values())
+            done["reembedded"] = engine._embed_into_index([mems[i : i + 512] for i in range(0, len(mems), 512)])
     return done
 
 
@@ -105,16 +124,174 @@ def repair_fts(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
         return {"fts_rebuilt": engine.store.fts_rebuild()}
 
 
+# -- the vault's notes and their chunks ----------------------------------------------------------
+def _vault(engine: Mnemo) -> Any:
+    vault = engine.settings.vault
+    return vault if vault is not None and vault.is_dir() else None
+
+
+def find_note_problems(engine: Mnemo) -> dict[str, list[str]]:
+    vault = _vault(engine)
+    if vault is None:
+        return {}
+    from .vault.indexer import MAX_NOTE_BYTES, all_rows, scan
+    from .vault.writer import bytes_hash
+
+    rows = all_rows(engine)
+    paths = scan(vault, list(engine.settings.vault_cfg.exclude))
+    stale: list[str] = []
+    for rel in paths:
+        row = rows.get(rel)
+        if row is None:
+            continue
+        try:
+            st = (vault / rel).stat()
+            if row.mtime == st.st_mtime and row.size == st.st_size:
+                continue
+            if st.st_size > MAX_NOTE_BYTES or bytes_hash((vault / rel).read_bytes()) != row.content_hash:
+                stale.append(rel)
+        except OSError:
+            continue
+    chunk_ids = {r[0] for r in engine.store.query("SELECT id FROM chunks")}
+    have = set(engine.index.all_ids(CHUNKS))
+    recorded = engine.store.kv_get("vault.model_hash")
+    # Files the indexer skips (too large, unreadable) are not "unindexed": they are never indexed.
+    unindexed = [rel for rel in paths if rel not in rows and _indexable_size(vault / rel, MAX_NOTE_BYTES)]
+    return {
+        "unindexed": sorted(unindexed),
+        "stale": sorted(stale),
+        "gone": sorted(set(rows) - set(paths)),
+        "missing_vector": sorted(chunk_ids - have),
+        "orphan_vector": sorted(have - chunk_ids),
+        "model": [] if not rows or recorded in (None, engine.embedder.model_hash)
+        else [f"chunks embedded with {recorded}, model is {engine.embedder.model_hash}"],
+    }
+
+
+def _indexable_size(path: Any, limit: int) -> bool:
+    try:
+        return path.stat().st_size <= limit
+    except OSError:
+        return False
+
+
+def repair_notes(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+    done: dict[str, int] = {}
+    with engine.write_lock:
+        if found.get("orphan_vector"):
+            engine.index.delete(CHUNKS, found["orphan_vector"])
+            done["orphan_vectors_removed"] = len(found["orphan_vector"])
+        if found.get("missing_vector"):
+            # Forget what the index knew of those notes' chunks so the reconcile below re-embeds
+            # them (a chunk whose recorded hash matches would be kept as it is).
+            ids = found["missing_vector"]
+            q = f"SELECT DISTINCT note_uid FROM chunks WHERE id IN ({_marks(ids)})"
+            uids = [r[0] for r in engine.store.query(q, ids)]
+            with engine.store.tx() as conn:
+                conn.executemany("UPDATE chunks SET hash = '' WHERE note_uid = ?", [(u,) for u in uids])
+                conn.executemany("UPDATE notes SET content_hash = '', mtime = -1 WHERE uid = ?", [(u,) for u in uids])
+            done["notes_reembedded"] = len(uids)
+        if any(found.get(k) for k in ("unindexed", "stale", "gone", "missing_vector", "model")):
+            counts = engine.index_vault()
+            done.update({f"notes_{k}": v for k, v in counts.items() if k in ("added", "changed", "moved", "removed") and v})
+    return done
+
+
+# -- links both ways ---------------------------------------------------------------------------
+_HALF = """SELECT a.src, a.dst, a.rel FROM links a WHERE a.dir = ? AND NOT EXISTS (
+    SELECT 1 FROM links b WHERE b.dir = ? AND b.src = a.dst AND b.dst = a.src AND b.rel = a.rel)"""
+
+
+def find_link_problems(engine: Mnemo) -> dict[str, list[str]]:
+    q = engine.store.query
+    return {
+        "out_without_in": [f"{r[0]} -{r[2]}-> {r[1]}" for r in q(_HALF, ("out", "in"))],
+        "in_without_out": [f"{r[1]} -{r[2]}-> {r[0]}" for r in q(_HALF, ("in", "out"))],
+    }
+
+
+def repair_links(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+    """Add the missing twin of every half link (same origin, weight and time)."""
+    with engine.write_lock, engine.store.tx() as conn:
+        before = conn.total_changes
+        for have, want in (("out", "in"), ("in", "out")):
+            conn.execute(
+                "INSERT OR IGNORE INTO links (src, dst, rel, dir, origin, weight, created_at) "
+                f"SELECT a.dst, a.src, a.rel, ?, a.origin, a.weight, a.created_at FROM ({_HALF}) h "
+                "JOIN links a ON a.src = h.src AND a.dst = h.dst AND a.rel = h.rel AND a.dir = ?",
+                (want, have, want, have),
+            )
+        return {"twins_added": conn.total_changes - before}
+
+
+# -- no note claimed twice ---------------------------------------------------------------------
+def find_claim_problems(engine: Mnemo) -> dict[str, list[str]]:
+    q = engine.store.query
+    shared = q("SELECT note_path FROM memories WHERE note_path IS NOT NULL GROUP BY note_path HAVING count(*) > 1")
+    copies = q("SELECT mnemo_id, group_concat(path, ' | ') FROM notes WHERE mnemo_id IS NOT NULL "
+               "GROUP BY mnemo_id HAVING count(*) > 1")
+    return {
+        "note_shared_by_memories": sorted(r[0] for r in shared),
+        "mnemo_id_in_several_notes": sorted(f"{r[0]}: {r[1]}" for r in copies),
+    }
+
+
+def repair_claims(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+    from .models import Status
+
+    released = 0
+    with engine.write_lock:
+        for path in found.get("note_shared_by_memories", []):
+            owner = engine.store.query("SELECT mnemo_id FROM notes WHERE path = ?", (path,))
+            owner_id = owner[0][0] if owner else None
+            claimants = [r[0] for r in engine.store.query("SELECT id FROM memories WHERE note_path = ?", (path,))]
+            if owner_id not in claimants:
+                continue  # the note names none of them: a person has to say which (reported again)
+            for mid in claimants:
+                if mid == owner_id:
+                    continue
+                m = engine.store.get_memory(mid)
+                if m is None:
+                    continue
+                status = Status.ACTIVE if m.status == Status.PROMOTED else m.status
+                engine.set_status(replace(m, note_path=None), status)
+                released += 1
+    return {"claims_released": released} if released else {}
+
+
+# -- file modes in the home --------------------------------------------------------------------
+def find_permission_problems(engine: Mnemo) -> dict[str, list[str]]:
+    from .security import loose_in_home
+
+    return {"open_to_others": loose_in_home(engine.home)}
+
+
+def repair_permissions(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+    from .security import tighten_home
+
+    return {"tightened": tighten_home(engine.home)}
+
+
 CHECKS: list[Check] = [
     Check("vectors", "every hot memory in the vector index once, with current metadata and model", find_vector_problems, repair_vectors),
     Check("fts", "one keyword-index row per memory, with its current text", find_fts_problems, repair_fts),
+    Check("notes", "every vault note indexed as it is now, each chunk with one vector of the current model", find_note_problems, repair_notes),
+    Check("links", "every link stored both ways", find_link_problems, repair_links),
+    Check("claims", "no note claimed by two memories, no mnemo_id in two notes", find_claim_problems, repair_claims),
+    Check("permissions", "nothing in MNEMO_HOME open to other accounts", find_permission_problems, repair_permissions),
 ]
+
+HINTS = {
+    "mnemo_id_in_several_notes": "a copied note keeps its mnemo_id: delete the copy, or remove mnemo_id from its "
+    "frontmatter (mnemo never rewrites a note to decide which one is the real one)",
+    "note_shared_by_memories": "the note's mnemo_id names none of the memories: set it to the one that owns the note",
+}
 
 
 def run_checks(engine: Mnemo, repair: bool = False) -> dict[str, Any]:
-    """Run every check; with ``repair``, fix what was found from the store and check again.
-    Returns ``{"ok", "checks": {name: {"ok", "problems": {kind: count}, "sample": {kind: [ids]}}},
-    "repaired": {name: {...}}}``; ``ok`` describes the final state."""
+    """Run every check; with ``repair``, fix what was found from the sources of truth and check
+    again. Returns ``{"ok", "checks": {name: {"ok", "problems": {kind: count}, "sample": {kind:
+    [ids]}, "hints"?}}, "repaired": {name: {...}}}``; ``ok`` describes the final state."""
     report: dict[str, Any] = {"ok": True, "checks": {}, "repaired": {}}
     for check in CHECKS:
         found = check.find(engine)
@@ -122,11 +299,15 @@ def run_checks(engine: Mnemo, repair: bool = False) -> dict[str, Any]:
             report["repaired"][check.name] = check.repair(engine, found)
             found = check.find(engine)
         bad = {k: v for k, v in found.items() if v}
-        report["checks"][check.name] = {
+        entry: dict[str, Any] = {
             "about": check.about,
             "ok": not bad,
             "problems": {k: len(v) for k, v in bad.items()},
             "sample": {k: v[:SAMPLE] for k, v in bad.items()},
         }
+        hints = {k: HINTS[k] for k in bad if k in HINTS}
+        if hints:
+            entry["hints"] = hints
+        report["checks"][check.name] = entry
         report["ok"] = report["ok"] and not bad
     return report

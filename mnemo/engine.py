@@ -621,6 +621,10 @@ class Mnemo:
         for batch in batches:
             vecs = self.embedder.embed([m.content for m in batch])
             self._index.upsert("memories", [m.id for m in batch], vecs, [vector_meta(m) for m in batch])
+            # Record which model made each vector (the doctor checks it against the current one).
+            with self.store.tx() as conn:
+                conn.executemany("UPDATE memories SET embed_model = ? WHERE id = ?",
+                                 [(self.embedder.model_hash, m.id) for m in batch])
             n += len(batch)
             if progress:
                 progress(len(batch))

@@ -77,6 +77,42 @@ def loose_modes(root: Path) -> list[str]:
     return out
 
 
+# What mnemo keeps in its home (name prefixes at the top level). Checks and repairs touch only
+# these, so a home set to a folder that also holds other things never has those chmod-ed.
+HOME_ENTRIES = ("mnemo.db", "owner.lock", "config.toml", "daemon.json", "daemon.log", "mcp.log", "chroma",
+                "dream-history")
+
+
+def _home_paths(home: Path) -> list[Path]:
+    if not home.is_dir():
+        return []
+    return [p for p in sorted(home.iterdir()) if p.name.startswith(HOME_ENTRIES)]
+
+
+def _home_is_loose(home: Path) -> bool:
+    st = os.lstat(home)
+    return not stat.S_ISLNK(st.st_mode) and bool(st.st_mode & LOOSE)
+
+
+def loose_in_home(home: Path) -> list[str]:
+    """``loose_modes`` for the home folder itself and what mnemo keeps in it."""
+    out = [os.path.normpath(home)] if home.is_dir() and _home_is_loose(home) else []
+    for p in _home_paths(home):
+        out.extend(loose_modes(p))
+    return out
+
+
+def tighten_home(home: Path) -> int:
+    """``tighten_tree`` for the home folder itself and what mnemo keeps in it."""
+    changed = 0
+    if home.is_dir() and _home_is_loose(home):
+        os.chmod(home, DIR_MODE)
+        changed += 1
+    for p in _home_paths(home):
+        changed += tighten_tree(p)
+    return changed
+
+
 class PrivateRotatingFileHandler(RotatingFileHandler):
     """A rotating log whose every new file is ``0600``: the standard handler reopens the log
     after a rollover with the process umask (``0644``)."""
