@@ -4,7 +4,7 @@
 About 1,000 memories are saved over the period on working days; each working day a person
 recalls things (which reinforces what comes back), touches a few memories directly and now and
 then observes one in another context. Popularity is skewed (a few memories are used a lot, most
-hardly at all). Weekends are mostly quiet and days 50–58 are a holiday with no activity at all.
+hardly at all). Weekends are mostly quiet and days 51–59 are a holiday with no activity at all.
 Every day ends with ``gc`` as the daemon's scheduler runs it (gc does not count as use).
 
 Each week's row counts active memories by layer, the memories ``promote --auto`` would take into
@@ -64,7 +64,7 @@ def make_memory(rng: random.Random, i: int) -> dict:
 
 
 def is_active_day(rng: random.Random, day: int, start_weekday: int) -> bool:
-    if 50 <= day <= 58:  # a holiday
+    if 50 <= day <= 58:  # a holiday: days 51–59 counting from 1
         return False
     weekend = (start_weekday + day) % 7 >= 5
     return rng.random() < (0.15 if weekend else 0.95)
