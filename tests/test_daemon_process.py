@@ -297,11 +297,11 @@ def _within(seconds: float, predicate) -> float:  # noqa: ANN001
 
 
 def test_vault_edits_reach_recall_live_and_after_downtime(daemons: Daemons, home: Path, vault: Path) -> None:
-    env = {**FAST, "MNEMO_VAULT": str(vault)}
+    env = {**FAST, "MNEMO_VAULT": str(vault), "MNEMO_DAEMON_DASHBOARD_INTERVAL": "0"}  # only our notes
     (vault / "Garden").mkdir()
     (vault / "Garden" / "Roses.md").write_text("# Roses\n\nPrune the roses in February.\n")
     (vault / "Kitchen.md").write_text("# Kitchen\n\nThe oven runs ten degrees hot.\n")
-    daemons.start(MNEMO_VAULT=str(vault))
+    daemons.start(**env)
     client = RemoteMnemo.connect(home)
     _within(10, lambda: client.daemon_status()["watcher"]["state"] == "watching")
     assert client.daemon_status()["watcher"]["reconcile"]["added"] == 2
@@ -335,10 +335,11 @@ def test_vault_edits_reach_recall_live_and_after_downtime(daemons: Daemons, home
     assert run_cli("daemon", "stop", home=home, env=env).returncode == 0
     (vault / "Kitchen.md").write_text("# Kitchen\n\nThe oven runs ten degrees hot. Xylophone lessons on Thursday.\n")
     (vault / "Offline.md").write_text("# Offline\n\nQuokka sightings near the harbour.\n")
-    daemons.start(MNEMO_VAULT=str(vault))
+    daemons.start(**env)
     client = RemoteMnemo.connect(home)
     _within(10, lambda: client.daemon_status()["watcher"]["state"] == "watching")
     reconcile = client.daemon_status()["watcher"]["reconcile"]
     assert (reconcile["added"], reconcile["changed"], reconcile["unchanged"]) == (1, 1, 1)
+    assert reconcile["embedded"] == 2  # one chunk each for the two edited notes; Roses.md untouched
     assert _recall_paths(home, "xylophone lessons", env)[:1] == ["Kitchen.md"]
     assert _recall_paths(home, "quokka sightings harbour", env)[:1] == ["Offline.md"]
