@@ -179,3 +179,20 @@ def test_wikilinks_in_properties_count_as_links() -> None:
     n = parse_note("n.md", '---\nrelated:\n  - "[[A note]]"\n---\ntext\n')
     assert [ln.name for ln in n.links] == ["A note"]
     assert find_links("no links here") == []
+
+
+# One line that starts with a letter: no code block can form around the links.
+_plain_text = st.text(st.characters(blacklist_characters="[]`~|#^!\\\r\n\t", blacklist_categories=("Cs",)), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(parts=st.lists(_plain_text, min_size=1, max_size=6), forms=st.lists(
+    st.sampled_from(["[[Old]]", "[[Old|x y]]", "[[Old#Head]]", "[[Old#^b1]]", "![[Old]]", "[[Dir/Old]]"]), max_size=5))
+def test_rename_rewrites_exactly_the_link_targets(parts: list[str], forms: list[str]) -> None:
+    """Whatever surrounds the links, a rename changes the targets and not one other character."""
+    parts[0] = "x" + parts[0]
+    text = parts[0] + "".join(f + p for f, p in zip(forms, parts[1:] + [""] * len(forms), strict=False))
+    new, n = rewrite_links(text, "Old", "Dir/Old.md", "New", "Dir/New.md")
+    assert n == len(forms)
+    expected = parts[0] + "".join(f.replace("Old", "New") + p for f, p in zip(forms, parts[1:] + [""] * len(forms), strict=False))
+    assert new == expected
