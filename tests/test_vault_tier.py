@@ -527,3 +527,17 @@ def test_reindex_rebuilds_notes_and_a_new_model_re_embeds(vengine: Mnemo, vault:
         r = m2.index_vault()
         assert r["embedded"] == n and r["changed"] == 2
         assert note_candidates(m2, "sailing", q, 5)[1]
+
+
+def test_recall_over_notes_through_the_engine(vengine: Mnemo, vault: Path) -> None:
+    m = vengine
+    (vault / "Infra.md").write_text("# Cluster\n\nThe kubernetes cluster runs on three nodes.\n")
+    a = m.save(DB).memory
+    m.promote(a.id)
+    m.index_vault()
+    ltm = m.recall("kubernetes cluster nodes", tier="ltm", touch=False)
+    assert ltm and (ltm[0].tier, ltm[0].path, ltm[0].heading) == ("ltm", "Infra.md", "Cluster")
+    everything = m.recall("PostgreSQL database team", tier="all", touch=False)
+    mine = [h for h in everything if h.path == DB_PATH or h.id == a.id]
+    assert len(mine) == 1 and mine[0].path == DB_PATH  # the note, not the note and a duplicate memory
+    assert all(h.path != "Infra.md" for h in m.recall("kubernetes cluster nodes", tier="stm", touch=False))
