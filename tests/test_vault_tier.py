@@ -541,3 +541,28 @@ def test_recall_over_notes_through_the_engine(vengine: Mnemo, vault: Path) -> No
     mine = [h for h in everything if h.path == DB_PATH or h.id == a.id]
     assert len(mine) == 1 and mine[0].path == DB_PATH  # the note, not the note and a duplicate memory
     assert all(h.path != "Infra.md" for h in m.recall("kubernetes cluster nodes", tier="stm", touch=False))
+
+
+def test_reconcile_after_downtime_follows_moves_edits_and_deletions(vengine: Mnemo, vault: Path) -> None:
+    """What happened while nothing watched the vault is picked up by index_vault (daemon start)."""
+    m = vengine
+    a = m.save(DB).memory
+    b = m.save("Redis caches the sessions", meta={"title": "Session cache"}).memory
+    m.promote(a.id)
+    m.promote(b.id)
+    (vault / "Twin A.md").write_text("same bytes\n")
+    (vault / "Twin B.md").write_text("same bytes\n")
+    m.index_vault()
+    # Moved and edited at once (no hash match), and deleted.
+    moved = vault / "Inbox/Database decision.md"
+    moved.write_text((vault / DB_PATH).read_text().replace("\n" + DB + "\n", "\nWe use PostgreSQL 16.\n"))
+    (vault / DB_PATH).unlink()
+    (vault / "Memories/Session cache.md").unlink()
+    (vault / "Twin A.md").unlink()
+    (vault / "Twin B.md").unlink()
+    r = m.index_vault()
+    assert r["removed"] == 4 and r["added"] == 1 and r["synced"] == 1
+    got = m.get(a.id)
+    assert (got.status, got.note_path, got.content) == (Status.PROMOTED, "Inbox/Database decision.md", "We use PostgreSQL 16.")
+    assert m.get(b.id).status == Status.ARCHIVED
+    assert not m.store.query("SELECT 1 FROM notes WHERE path LIKE 'Twin%'")

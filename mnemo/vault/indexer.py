@@ -398,10 +398,14 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
             flush()
     # New paths: a vanished note with the same bytes is a move (its chunks keep their vectors).
     present = set(paths)
-    vanished = {r.content_hash: r for p, r in known.items() if p not in present}
+    vanished: dict[str, list[NoteRow]] = {}
+    for p, r in known.items():
+        if p not in present:
+            vanished.setdefault(r.content_hash, []).append(r)
     for rel, data, mtime, size in new_candidates:
         digest = bytes_hash(data)
-        old = vanished.pop(digest, None)
+        same = vanished.get(digest)
+        old = same.pop(0) if same else None
         if old is not None:
             counts["moved"] += 1
             known.pop(old.path, None)
@@ -411,14 +415,20 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
         if len(batch) >= BATCH_NOTES:
             flush()
     flush()
-    for r in vanished.values():
+    gone = [r for rows in vanished.values() for r in rows]
+    for r in gone:
         _forget(engine, r)
         counts["removed"] += 1
-    from .sync import sync_owned
+    from .sync import note_gone, sync_owned
 
+    # Owned notes first (one moved and edited while nobody watched is adopted by its memory),
+    # then the deleted ones: a memory whose note is really gone is archived.
     for p in owned:
         if sync_owned(engine, p.rel, p.parsed, moved_from=p.old.path if p.old and p.old.path != p.rel else None):
             counts["synced"] += 1
+    for r in gone:
+        if r.mnemo_id:
+            note_gone(engine, r.mnemo_id, r.path)
     return counts
 
 
