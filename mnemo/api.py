@@ -63,6 +63,12 @@ class MnemoAPI(Protocol):
 
     def gc(self, dry_run: bool = False) -> dict[str, Any]: ...
 
+    def dream(self, dry_run: bool = False, steps: Sequence[str] | str | None = None) -> dict[str, Any]: ...
+
+    def dream_review(self) -> list[dict[str, Any]]: ...
+
+    def dream_decide(self, cluster_id: str, accept: bool) -> dict[str, Any]: ...
+
     def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str] | None = None) -> list[Memory]: ...
 
     def index_vault(self, progress: Any = None) -> dict[str, Any]: ...
@@ -127,6 +133,9 @@ OPERATIONS: dict[str, bool] = {
     "unpin": True,
     "review": False,
     "gc": True,
+    "dream": True,
+    "dream_review": False,
+    "dream_decide": True,
     "observe": True,
     "index_vault": True,
     "index_note": True,

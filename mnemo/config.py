@@ -121,6 +121,27 @@ class GraphSettings:
 
 
 @dataclass
+class DreamSettings:
+    steps: list[str] = field(default_factory=list)  # empty: every step, in the cycle's order
+    cluster_threshold: float = 0.83  # single linkage joins two memories above this cosine (Mnemex)
+    merge_cohesion: float = 0.9  # a cluster this cohesive merges automatically ...
+    review_cohesion: float = 0.75  # ... one from here up to merge_cohesion waits for a person
+    neighbours: int = 10  # nearest neighbours asked of the index per memory
+    max_cluster: int = 50  # a bigger single-linkage chain is reported, never merged
+    relate_threshold: float = 0.45  # supersession and conflicts are looked for among neighbours this close
+    split_min_tokens: int = 300  # split: longer than this (MIRA: length threshold), ...
+    split_min_age_days: float = 7.0  # ... at least this old (calendar days) ...
+    split_min_uses: int = 5  # ... and used at least this often
+    split_target_tokens: int = 120  # the size of a focused piece
+    card_min_mentions: int = 3  # an entity named by this many live memories gets a peer card
+    card_max_items: int = 12  # statements listed on one card
+    conflict_penalty: float = 0.5  # the older of two conflicting memories keeps this share of its importance
+    drift_roots: list[str] = field(default_factory=list)  # folders (besides the vault) cited paths are checked under
+    prune_days: float = 180.0  # uses, jobs, dream journals and note history older than this are pruned
+    history_folder: str = "dream-history"  # in MNEMO_HOME: a copy of every note the dream rewrites
+
+
+@dataclass
 class Settings:
     home: Path
     vault: Path | None = None
@@ -133,6 +154,7 @@ class Settings:
     daemon: DaemonSettings = field(default_factory=DaemonSettings)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     graph: GraphSettings = field(default_factory=GraphSettings)
+    dream: DreamSettings = field(default_factory=DreamSettings)
 
     # The TOML/env name of each section (``vault`` is taken by the vault path).
     SECTIONS: typing.ClassVar[dict[str, str]] = {
@@ -144,6 +166,7 @@ class Settings:
         "daemon": "daemon",
         "judge": "judge",
         "graph": "graph",
+        "dream": "dream",
     }
 
     @property

@@ -333,6 +333,26 @@ class Mnemo:
 
         return gc(self, dry_run=dry_run)
 
+    # -- the dream cycle (logic in lifecycle/dream/) ------------------------------------------
+    def dream(self, dry_run: bool = False, steps: Sequence[str] | str | None = None) -> dict[str, Any]:
+        """Plan the dream cycle's steps and, unless ``dry_run``, apply them through the journal
+        (an interrupted run is finished first); a report note goes into ``Dreams/``."""
+        from .lifecycle.dream import dream
+
+        return dream(self, dry_run=dry_run, steps=steps)
+
+    def dream_review(self) -> list[dict[str, Any]]:
+        """Clusters of near-duplicates that wait for a person's decision."""
+        from .lifecycle.dream import review
+
+        return review(self)
+
+    def dream_decide(self, cluster_id: str, accept: bool) -> dict[str, Any]:
+        """Accept (merge now) or reject (keep apart) a cluster from the review list."""
+        from .lifecycle.dream import decide
+
+        return decide(self, cluster_id, accept)
+
     def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str] | None = None) -> list[Memory]:
         """Memories used in a conversation: reinforce each, with cross-domain detection."""
         from .lifecycle.reinforce import reinforce

@@ -102,3 +102,4 @@ from . import vault  # noqa: E402,F401
 from . import mcp  # noqa: E402,F401
 from . import scoring  # noqa: E402,F401
 from . import graph  # noqa: E402,F401
+from . import dream  # noqa: E402,F401

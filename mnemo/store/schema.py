@@ -170,4 +170,52 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX uses_session ON uses(json_extract(context, '$.session_id')) WHERE json_valid(context);
         """,
     ),
+    (
+        "0006_dream",
+        """
+        -- The dream cycle's journal: one row per run, one per planned operation. An operation
+        -- goes planned -> applied | skipped | failed; a run left 'applying' by a crash or a kill
+        -- is finished by the next run (every operation is idempotent).
+        CREATE TABLE dream_runs (
+            id TEXT PRIMARY KEY,
+            started_at REAL NOT NULL,
+            finished_at REAL,
+            status TEXT NOT NULL,
+            steps TEXT NOT NULL DEFAULT '[]',
+            report_path TEXT,
+            summary TEXT
+        );
+        CREATE INDEX dream_runs_started ON dream_runs(started_at);
+
+        CREATE TABLE dream_ops (
+            run_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            step TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            summary TEXT NOT NULL DEFAULT '',
+            payload TEXT NOT NULL DEFAULT '{}',
+            status TEXT NOT NULL DEFAULT 'planned',
+            attempts INTEGER NOT NULL DEFAULT 0,
+            result TEXT,
+            applied_at REAL,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE INDEX dream_ops_status ON dream_ops(run_id, status);
+
+        -- Clusters of near-duplicates. The id is a hash of the sorted member ids, so the same
+        -- cluster keeps its id from run to run; review-band clusters wait here for a person.
+        CREATE TABLE dream_clusters (
+            id TEXT PRIMARY KEY,
+            members TEXT NOT NULL,
+            cohesion REAL NOT NULL,
+            status TEXT NOT NULL,
+            first_seen REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            decided_at REAL,
+            merged_into TEXT
+        );
+        CREATE INDEX dream_clusters_status ON dream_clusters(status);
+        """,
+    ),
 ]

@@ -1,0 +1,166 @@
+"""What the steps share while planning (a read-only view of the store, the index and the vault)
+and while applying (the run, the note history, and the vector writes waiting to be flushed)."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...clock import DAY
+from ...errors import ConfigError
+from ...models import Memory, Status
+
+if TYPE_CHECKING:
+    from ...config import DreamSettings
+    from ...engine import Mnemo
+
+log = logging.getLogger(__name__)
+
+LIVE = ("active", "promoted")
+
+
+@dataclass
+class PlanContext:
+    """Planning reads and never writes. Steps plan in order over the same starting state;
+    ``claimed`` holds the memories an earlier step already takes away (archives, freezes,
+    merges), so a later step does not plan changes to them."""
+
+    engine: Mnemo
+    now: float
+    cfg: DreamSettings
+    vault: Path | None
+    claimed: set[str] = field(default_factory=set)
+    shared: dict[str, Any] = field(default_factory=dict)  # results one step computes for another (clusters)
+    _live: dict[str, Memory] | None = None
+    _vectors: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def all_live(self) -> dict[str, Memory]:
+        if self._live is None:
+            self._live = {}
+            for batch in self.engine.store.iter_memories(batch=2000, status=LIVE):
+                for m in batch:
+                    self._live[m.id] = m
+        return self._live
+
+    def live(self) -> dict[str, Memory]:
+        """Active and promoted memories no earlier step has claimed, by id (sorted by id)."""
+        return {i: m for i, m in self.all_live().items() if i not in self.claimed}
+
+    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        want = [i for i in ids if i not in self._vectors]
+        if want:
+            self._vectors.update(self.engine.index.get_vectors("memories", want))
+        return {i: self._vectors[i] for i in ids if i in self._vectors}
+
+    def age_days(self, m: Memory) -> float:
+        return max(0.0, self.now - m.created_at) / DAY
+
+
+class ApplyContext:
+    """Applying one run. Vector-index writes are collected and flushed once per group of
+    operations (Chroma costs tens of milliseconds per write call); an operation is marked
+    applied only after its group was flushed, so a kill before the flush redoes it."""
+
+    def __init__(self, engine: Mnemo, run_id: str, now: float, started_at: float) -> None:
+        self.engine = engine
+        self.run_id = run_id
+        self.now = now
+        self.started_at = started_at
+        self.cfg = engine.settings.dream
+        self.vault: Path | None = engine.settings.vault if engine.settings.vault and engine.settings.vault.is_dir() else None
+        self.upserts: dict[str, np.ndarray | None] = {}  # id → vector (None: embed its content at the flush)
+        self.meta: set[str] = set()
+        self.freeze: dict[str, Memory] = {}
+
+    # -- the vector index -------------------------------------------------------------------
+    def upsert(self, memory_id: str, vector: np.ndarray | None = None) -> None:
+        self.upserts[memory_id] = vector
+
+    def touch_meta(self, *ids: str) -> None:
+        self.meta.update(ids)
+
+    def freeze_later(self, m: Memory) -> None:
+        self.freeze[m.id] = m
+
+    def flush(self) -> None:
+        """Bring the vector index in line with the store for everything the pending operations
+        changed. Every write is to the final state (upsert, metadata of the current row), so
+        flushing again after a crash is harmless."""
+        from ...engine import vector_meta
+        from ..cold import freeze
+
+        engine = self.engine
+        if not (self.upserts or self.meta or self.freeze):
+            return
+        ids = list(dict.fromkeys([*self.upserts, *self.meta]))
+        current = engine.store.get_memories(ids)
+        hot = {i: m for i, m in current.items() if m.status != Status.COLD}
+        up_ids = [i for i in self.upserts if i in hot]
+        missing = [i for i in up_ids if self.upserts[i] is None]
+        if missing:
+            vecs = engine.embedder.embed([hot[i].content for i in missing])
+            for i, v in zip(missing, vecs, strict=True):
+                self.upserts[i] = v
+        meta_ids = [i for i in dict.fromkeys(self.meta) if i in hot and i not in self.upserts]
+        with engine.write_lock, engine.index_write():
+            if up_ids:
+                engine.index.upsert("memories", up_ids, np.stack([self.upserts[i] for i in up_ids]),
+                                    [vector_meta(hot[i]) for i in up_ids])
+            if meta_ids:
+                engine.index.update_metadata("memories", meta_ids, [vector_meta(hot[i]) for i in meta_ids])
+        if self.freeze:
+            rows = engine.store.get_memories(list(self.freeze))
+            todo = [m for m in rows.values() if m.status != Status.COLD]
+            done = [i for i, m in rows.items() if m.status == Status.COLD]
+            if todo:
+                freeze(engine, todo)
+            if done:  # frozen by an earlier attempt that died before the index delete
+                with engine.write_lock, engine.index_write():
+                    engine.index.delete("memories", done)
+        self.upserts.clear()
+        self.meta.clear()
+        self.freeze.clear()
+
+    # -- note history -------------------------------------------------------------------------
+    def history_root(self) -> Path:
+        return history_root(self.engine)
+
+    def keep_copy(self, rel: str) -> str | None:
+        """Copy a note into the history folder before it is rewritten or moved. An earlier
+        attempt's copy is kept as it is: it holds the note as it was before this run."""
+        if self.vault is None:
+            return None
+        src = self.vault / rel
+        if not src.is_file():
+            return None
+        dst = self.history_root() / history_dir_name(self.started_at, self.run_id) / rel
+        if not dst.resolve().is_relative_to(self.history_root().resolve()):
+            raise ConfigError(f"refusing to keep a copy of {rel} outside the history folder")
+        if not dst.exists():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            tmp = dst.with_name(f".{dst.name}.part")
+            shutil.copy2(src, tmp)
+            tmp.replace(dst)
+        return str(dst.relative_to(self.engine.home))
+
+
+def history_root(engine: Mnemo) -> Path:
+    """The history folder: always inside MNEMO_HOME (mnemo writes nowhere else but the vault)."""
+    folder = Path(engine.settings.dream.history_folder or "dream-history").expanduser()
+    home = engine.home.resolve()
+    root = (folder if folder.is_absolute() else home / folder).resolve()
+    if root == home or not root.is_relative_to(home):
+        raise ConfigError(f"dream.history_folder {folder} is not a folder inside MNEMO_HOME ({home})",
+                          hint="use a relative name such as dream-history")
+    return root
+
+
+def history_dir_name(started_at: float, run_id: str) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(started_at, tz=UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + run_id

@@ -1,0 +1,80 @@
+"""Step ``prune``: logs and journals older than ``dream.prune_days`` (180) are deleted — the use
+log (``uses``), finished jobs, finished dream runs with their operations, retired or merged
+clusters, the vault log — and so are note-history folders of runs that old. Memories, links and
+notes are never pruned. Scoring keeps what it needs: each memory's use count and last use live on
+the memory itself; only the oldest use timestamps (beyond ACT-R's useful horizon) go."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from ...clock import DAY, iso
+from .context import history_root
+from .journal import Op
+
+if TYPE_CHECKING:
+    from ...engine import Mnemo
+    from .context import ApplyContext, PlanContext
+
+NAME = "prune"
+_TABLES = {
+    "uses": "SELECT count(*) FROM uses WHERE at < ?",
+    "jobs": "SELECT count(*) FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?",
+    "dream_runs": "SELECT count(*) FROM dream_runs WHERE status = 'done' AND started_at < ?",
+    "clusters": "SELECT count(*) FROM dream_clusters WHERE status IN ('stale', 'merged') AND updated_at < ?",
+    "vault_log": "SELECT count(*) FROM vault_log WHERE at < ?",
+}
+
+
+def old_history(engine: Mnemo, cutoff: float) -> list[str]:
+    root = history_root(engine)
+    if not root.is_dir():
+        return []
+    out = []
+    for d in sorted(root.iterdir()):
+        try:
+            at = datetime.strptime(d.name.split("-", 1)[0], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC).timestamp()
+        except ValueError:
+            continue  # not ours
+        if d.is_dir() and at < cutoff:
+            out.append(d.name)
+    return out
+
+
+def plan(ctx: PlanContext) -> list[Op]:
+    cutoff = ctx.now - ctx.cfg.prune_days * DAY
+    found: dict[str, Any] = {}
+    for name, sql in _TABLES.items():
+        n = int(ctx.engine.store.query(sql, (cutoff,))[0][0])
+        if n:
+            found[name] = n
+    history = old_history(ctx.engine, cutoff)
+    if history:
+        found["history"] = len(history)
+    if not found:
+        return []
+    what = ", ".join(f"{n} {k}" for k, n in found.items())
+    return [Op(NAME, "prune", "prune", f"prune what is older than {iso(cutoff)[:10]}: {what}",
+               {"cutoff": cutoff, "counts": found, "history": history})]
+
+
+def apply_prune(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+    cutoff = op.payload["cutoff"]
+    with engine.write_lock, engine.store.tx() as conn:
+        conn.execute("DELETE FROM uses WHERE at < ?", (cutoff,))
+        conn.execute("DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?", (cutoff,))
+        conn.execute("DELETE FROM dream_ops WHERE run_id IN (SELECT id FROM dream_runs WHERE status = 'done' AND started_at < ?)", (cutoff,))
+        conn.execute("DELETE FROM dream_runs WHERE status = 'done' AND started_at < ?", (cutoff,))
+        conn.execute("DELETE FROM dream_clusters WHERE status IN ('stale', 'merged') AND updated_at < ?", (cutoff,))
+        conn.execute("DELETE FROM vault_log WHERE at < ?", (cutoff,))
+    root = history_root(engine)
+    for name in op.payload["history"]:
+        target = root / name
+        if target.is_dir() and target.resolve().is_relative_to(root):
+            shutil.rmtree(target)
+    return {"counts": op.payload["counts"]}
+
+
+APPLY = {"prune": apply_prune}
