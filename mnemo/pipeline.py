@@ -4,10 +4,13 @@ in a long import keeps every chunk that was acknowledged."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .models import Fingerprint, Memory, SaveResult
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .engine import Mnemo, Progress
@@ -46,8 +49,13 @@ def write_memories(
             mtype = m.type if typed else classify(m.content)
             fp = replace(m.fingerprint, type=mtype.value) if isinstance(m.fingerprint, Fingerprint) else Fingerprint(type=mtype.value)
             memories.append(replace(m, type=mtype, tokens=n, fingerprint=fp, embed_model=model))
-        if enrich == "inline":
-            memories = fingerprint_memories(engine, memories)
+        mode = enrich
+        if mode == "inline":
+            try:
+                memories = fingerprint_memories(engine, memories)
+            except (ImportError, OSError) as exc:  # the spaCy model is missing: save now, enrich later
+                log.warning("fingerprints deferred, the spaCy model did not load: %s", exc)
+                mode = "defer"
         index = engine.index  # opens Chroma and checks the model before we write
         vectors = engine.embedder.embed([m.content for m in memories])
         memories = [replace(m, embed_model=engine.embedder.model_hash) for m in memories]
@@ -63,7 +71,7 @@ def write_memories(
                     graph_db.queue(engine.store, [m.id for m in stored], engine.now())
                 engine.store.mark_activity(engine.now())
                 index.upsert("memories", [m.id for m in stored], vectors[keep], [vector_meta(m) for m in stored])
-            if enrich != "defer":
+            if mode != "defer":
                 link_memories(engine, stored, report)
         results.extend(_results(annotated, set(keep)))
         if progress:

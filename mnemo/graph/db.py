@@ -26,10 +26,11 @@ def dequeue(store: Store, ids: Sequence[str]) -> None:
 
 
 def pending_ids(store: Store, limit: int) -> list[str]:
-    """Oldest memories first, so each is enriched after the ones it may link back to."""
+    """Oldest memories first (in write order for equal times), so each is enriched after the
+    ones it may link back to."""
     rows = store.query(
         "SELECT q.memory_id FROM enrich_queue q LEFT JOIN memories m ON m.id = q.memory_id "
-        "ORDER BY coalesce(m.created_at, 0), q.queued_at, q.memory_id LIMIT ?",
+        "ORDER BY coalesce(m.created_at, 0), m.rowid, q.queued_at LIMIT ?",
         (int(limit),),
     )
     return [r[0] for r in rows]
@@ -64,7 +65,7 @@ def entity_holders(store: Store, key: str, before: float, exclude: Sequence[str]
     rows = store.query(
         "SELECT e.memory_id, e.created_at FROM memory_entities e JOIN memories m ON m.id = e.memory_id "
         f"WHERE e.key = ? AND e.created_at <= ? AND e.memory_id NOT IN ({marks}) AND m.status IN ('active', 'promoted') "
-        "ORDER BY e.created_at DESC LIMIT ?",
+        "ORDER BY e.created_at DESC, m.rowid DESC LIMIT ?",
         [key, before, *exclude, int(limit)],
     )
     return [(r[0], float(r[1])) for r in rows]
@@ -107,7 +108,7 @@ def recent_memories(
     marks = ",".join("?" * len(exclude)) or "''"
     rows = store.query(
         f"SELECT * FROM memories WHERE status IN ('active', 'promoted') AND created_at <= ? AND created_at >= ? "
-        f"AND id NOT IN ({marks}) ORDER BY created_at DESC LIMIT ?",
+        f"AND id NOT IN ({marks}) ORDER BY created_at DESC, rowid DESC LIMIT ?",
         [before, since, *exclude, int(limit)],
     )
     return [store._row_to_memory(r) for r in rows]

@@ -240,26 +240,55 @@ def exclusive(new: Memory, old: Memory) -> bool:
         for y in only_b:
             if frozenset((x, y)) in ANTONYMS and _jaccard(ca - {x}, cb - {y}) >= 0.5:
                 return True
-    if new.type in (MemoryType.DECISION, MemoryType.PREFERENCE) and new.type == old.type:
-        ea = {entity_key(e) for e in new.fingerprint.entities}
-        eb = {entity_key(e) for e in old.fingerprint.entities}
-        if ea - eb and eb - ea:
+    if new.type != old.type:
+        return False
+    ea = {entity_key(e) for e in new.fingerprint.entities}
+    eb = {entity_key(e) for e in old.fingerprint.entities}
+    if new.type == MemoryType.PREFERENCE:
+        # The same sentence with one preferred thing swapped: "Alice prefers Vim" / "... Emacs".
+        if len(ea - eb) == 1 and len(eb - ea) == 1:
             ent_words = {w for e in ea | eb for w in e.split()}
-            if _jaccard(ca - ent_words, cb - ent_words) >= 0.6 and (ca - ent_words):
+            if (ca - ent_words) and _jaccard(ca - ent_words, cb - ent_words) >= 0.6:
                 return True
-    if new.type == MemoryType.DECISION == old.type:
-        chosen_new = _decided_keys(new)
-        chosen_old = _decided_keys(old)
-        rejected_new = {entity_key(r) for r in new.fingerprint.rejected}
-        rejected_old = {entity_key(r) for r in old.fingerprint.rejected}
-        if (chosen_new & rejected_old) or (chosen_old & rejected_new):
+        if not _topic_words(new, ea) & _topic_words(old, eb):
+            return False  # preferring Stripe for invoices says nothing about GitHub Actions for CI
+        return bool(_chosen(new) & _rejected(old) or _chosen(old) & _rejected(new))
+    if new.type == MemoryType.DECISION and SELECTION.search(new.content) and SELECTION.search(old.content):
+        # Two selections for the same thing ("use Kafka for the event bus" / "use RabbitMQ for
+        # the event bus"), or one choosing what the other ruled out. Additive actions ("add
+        # retries around X") are not selections and never exclude each other.
+        if not _topic_words(new, ea) & _topic_words(old, eb):
+            return False
+        ka, kb = _chosen(new), _chosen(old)
+        if ka and kb and not ka & kb:
             return True
+        return bool(ka & _rejected(old) or kb & _rejected(new))
     return False
 
 
-def _decided_keys(m: Memory) -> set[str]:
-    d = (m.fingerprint.decision or "").lower()
-    return {entity_key(e) for e in m.fingerprint.entities if entity_key(e) in d and entity_key(e) not in {entity_key(r) for r in m.fingerprint.rejected}}
+SELECTION = re.compile(
+    r"\b(?:use|using|adopt|go(?:ing)? with|went with|chose|choose|chosen|select(?:ed)?|pick(?:ed)?|opt(?:ed)? for|"
+    r"switch(?:ed)? to|migrat(?:e|ed) to|mov(?:e|ed) to|stick with|settled? on)\b",
+    re.I,
+)
+
+
+def _topic_words(m: Memory, entity_keys: set[str]) -> set[str]:
+    """What a decision is about ("event bus", "database"): the words of its subjects, not
+    names, that the decision itself says (its reasons are about something else)."""
+    names = {w for e in entity_keys for w in e.split()}
+    said = {singular(w) for w in re.findall(r"\w+", (m.fingerprint.decision or m.content).lower())}
+    return {w for s in m.fingerprint.subjects for w in s.split() if w in said and w not in names and w not in GENERIC_NOUNS}
+
+
+def _rejected(m: Memory) -> set[str]:
+    return {entity_key(r) for r in m.fingerprint.rejected}
+
+
+def _chosen(m: Memory) -> set[str]:
+    """The names in the decision (or the preference) that are not ruled out."""
+    text = (m.fingerprint.decision or m.content).lower()
+    return {entity_key(e) for e in m.fingerprint.entities if entity_key(e) in text} - _rejected(m)
 
 
 def mentions_id(text: str, other: Memory) -> bool:
@@ -276,13 +305,49 @@ def _close(prev: Memory, new: Memory) -> bool:
     return 0 <= new.created_at - prev.created_at <= ANAPHOR_MAX_SECONDS
 
 
+def _same_slot(new: Memory, old: Memory, t_new: Terms, t_old: Terms) -> bool:
+    """Whether an update can replace ``old``: same topic, and for decisions, both choose
+    something about that topic (a switch of the cache does not replace "add retries")."""
+    if new.type != MemoryType.DECISION:
+        return same_topic(t_new, t_old)
+    ea = {entity_key(e) for e in new.fingerprint.entities}
+    eb = {entity_key(e) for e in old.fingerprint.entities}
+    if not _topic_words(new, ea) & _topic_words(old, eb):
+        return False
+    if SELECTION.search(old.content):
+        return True
+    # Or the update names what it moves away from, and that is what the old one decided:
+    # "switched from chunked reads to Polars" replaces "stream the table in chunks".
+    away = {_stem(w) for r in new.fingerprint.rejected for w in re.findall(r"[a-z]+", r.lower()) if _content(w)}
+    said = {_stem(w) for w in re.findall(r"[a-z]+", (old.fingerprint.decision or old.content).lower()) if _content(w)}
+    return bool(away & said)
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to see "chunked", "chunks" and "chunking" as one word."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def holder(m: Memory) -> str | None:
+    """Whose preference this is: the name it opens with ("Alice: I prefer ...", "Bob prefers
+    ..."), else the speaker recorded at ingest, else unknown."""
+    first = re.match(r"^([A-Z][\w.'-]+)(?::\s|\s)", m.content)
+    if first and entity_key(first.group(1)) in {entity_key(e) for e in m.fingerprint.entities}:
+        return first.group(1)
+    speaker = m.meta.get("speaker") if isinstance(m.meta, dict) else None
+    return speaker if isinstance(speaker, str) else None
+
+
 def _same_holder(a: Memory, b: Memory) -> bool:
     """A preference belongs to whoever stated it: Bob's taste neither updates nor contradicts
-    Alice's. Known only when both memories record their speaker."""
+    Alice's. Unknown holders are given the benefit of the doubt."""
     if a.type != MemoryType.PREFERENCE:
         return True
-    sa, sb = a.meta.get("speaker"), b.meta.get("speaker")
-    return not (sa and sb) or sa == sb
+    ha, hb = holder(a), holder(b)
+    return not (ha and hb) or ha == hb
 
 
 def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]:
@@ -312,7 +377,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
             if score < MIN_OVERLAP:
                 continue
             excl = exclusive(new, old)
-            if update_cue and (excl or same_topic(t_new, t_old)):
+            if update_cue and (excl or _same_slot(new, old, t_new, t_old)):
                 versions.append((score + excl, old))
             elif excl and not update_cue:
                 clashes.append((score, old))

@@ -29,14 +29,15 @@ from .conversation import Turn
 MAX_SENTENCE_CHARS = 600
 MIN_WORDS = 4
 
-CHATTER = re.compile(
-    r"^\W*(?:ok(?:ay)?|k|sure(?: thing)?|yes|yeah|yep|yup|no|nope|thanks?(?: you)?(?: (?:so|very) much)?|thx|ty|cool|great|nice|awesome|perfect|"
-    r"got it|sounds good|sounds great|makes sense|lol|haha|hmm+|hi|hello|hey|good (?:morning|afternoon|evening|night)|bye|"
-    r"see you|cheers|np|no problem|you'?re welcome|welcome|right|alright|all right|exactly|agreed|true|indeed|i see|"
-    r"of course|will do|done|on it|excellent|wonderful|fair enough|noted|understood|interesting|wow|oh)"
-    r"(?:[\s,!.]+(?:thanks|thank you|so much|a lot|again|man|mate|everyone|all|team|there|(?-i:[A-Z][a-z]+)))*\W*$",
-    re.I,
+_ACK = (
+    r"(?:ok(?:ay)?|k|sure(?: thing)?|yes|yeah|yep|yup|no|nope|thanks?(?: you)?(?: (?:so|very) much)?|thx|ty|cool|great|nice|"
+    r"awesome|perfect|got it|sounds good|sounds great|makes sense|lol|haha|hmm+|hi|hello|hey|good (?:morning|afternoon|evening|night)|"
+    r"morning|bye|see you|cheers|np|no problem|you'?re welcome|welcome|right|alright|all right|exactly|agreed|true|indeed|i see|"
+    r"of course|will do|done|on it|excellent|wonderful|fair enough|noted|understood|interesting|wow|oh|a lot|again|man|mate|"
+    r"everyone|all|team|there|(?-i:[A-Z][a-z]+))"
 )
+# A turn or sentence made only of acknowledgements, greetings and a name or two.
+CHATTER = re.compile(rf"^\W*{_ACK}(?:[\s,!.]+{_ACK})*\W*$", re.I)
 BOILERPLATE = re.compile(
     r"^(?:let me (?:know|check|think|see|look|explain|help)|i hope (?:this|that) helps|happy to help|glad (?:to|i could) help|"
     r"feel free|here(?:'s| is| are) (?:the|a|an|what|how|some|my|your)|as an ai|great question|good question|does (?:that|this) help|"
