@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -68,6 +69,7 @@ def main() -> None:
     ap.add_argument("--ops", type=int, default=200, help="saves and recalls timed through the API")
     ap.add_argument("--cli-runs", type=int, default=10)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the throwaway home")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="mnemo-bench-daemon-"))
@@ -110,6 +112,9 @@ def main() -> None:
         stop_daemon(home)
     walls = cli_wall(["recall", "which database do we use", "--json"], env, max(2, args.cli_runs // 4))
     out["cli_recall_in_process_s"] = {"p50": round(statistics.median(walls), 3), "max": round(max(walls), 3)}
+    out["load_average"] = round(os.getloadavg()[0], 1)
+    if not args.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
 
     if args.json:
         print(json.dumps(out))
@@ -122,7 +127,9 @@ def main() -> None:
     print(f"  recall through the API            p50 {out['recall_ms']['p50']:.1f} ms   p95 {out['recall_ms']['p95']:.1f} ms")
     print(f"  `mnemo recall` CLI, via daemon    p50 {d['p50']:.3f} s   max {d['max']:.3f} s   (target < 0.5 s)")
     print(f"  `mnemo recall` CLI, in-process    p50 {p['p50']:.3f} s   max {p['max']:.3f} s")
-    print(f"  home: {home}")
+    print(f"  load average during the run: {out['load_average']} (other processes inflate every number)")
+    if args.keep:
+        print(f"  home: {home}")
 
 
 if __name__ == "__main__":
