@@ -283,3 +283,19 @@ def test_activity_job_marks_only_days_with_use(engine: Mnemo, clock: Clock) -> N
     assert engine.store.activity_day_list() == days
     assert mark_activity_day(engine, since=clock.now() - 3600, vault_events=2)["reason"] == "vault edits"
     assert len(engine.store.activity_day_list()) == len(days) + 1
+
+
+def test_a_taken_port_is_a_clear_error(home: Path) -> None:
+    import socket
+
+    from mnemo.errors import DaemonError
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(DaemonError, match=f"cannot listen on 127.0.0.1:{port}"):
+            Daemon(_settings(home, **{"daemon.port": port})).open()
+    from mnemo.lock import OwnerLock
+
+    assert not endpoint_path(home).exists() and not OwnerLock.is_held(home)  # nothing left behind

@@ -103,7 +103,11 @@ class Daemon:
             self.engine.embedder.embed_query("warm up")  # load the model now, not on the first request
             _ = self.engine.index  # opens Chroma; embeds what a crash left out of it
             log.info("engine ready in %.1fs (model %s)", time.perf_counter() - t0, self.engine.embedder.name)
-            self.httpd = ApiServer((d.host, d.port), self, self.token, allow_remote=d.allow_remote)
+            try:
+                self.httpd = ApiServer((d.host, d.port), self, self.token, allow_remote=d.allow_remote)
+            except OSError as exc:
+                raise DaemonError(f"cannot listen on {d.host}:{d.port}: {exc.strerror or exc}",
+                                  hint="set daemon.port to 0 (any free port) or to a port that is free") from exc
             host, port = self.httpd.server_address[:2]
             self._setup_scheduler()
             self._setup_watcher()
