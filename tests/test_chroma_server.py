@@ -263,3 +263,22 @@ def test_config_edit_keeps_everything_else(tmp_path: Path) -> None:
     cfg.write_text('index.chroma_url = "http://x:1"\n')  # a dotted key this editor does not rewrite
     with pytest.raises(ConfigError, match="nothing was moved"):
         config_with_url(cfg, "http://new:2")
+
+
+def test_a_server_that_lost_its_data_is_refilled_from_the_store(tmp_path: Path) -> None:
+    """The server comes back on the same port with an empty folder: the next open notices the
+    index is short and embeds every memory again from the store."""
+    srv = ChromaServer(tmp_path / "chroma").start()
+    home = tmp_path / "home"
+    try:
+        with open_engine(home, srv.url) as m:
+            ids = [r.memory.id for r in m.save_many([{"content": f"server fact {i}"} for i in range(40)])]
+        srv.stop()
+        srv.path = tmp_path / "chroma-empty"
+        srv.start()
+        with open_engine(home, srv.url) as m:
+            assert m.index.count("memories") == 40
+            assert m.recall("server fact 7", k=1, touch=False)[0].id == ids[7]
+            assert m.doctor()["ok"]
+    finally:
+        srv.stop()
