@@ -95,6 +95,7 @@ class DaemonSettings:
     watch: bool = True  # run the vault watcher when a vault is configured
     debounce: float = 1.0  # seconds a note must be quiet before the watcher indexes it
     start_timeout: float = 120.0  # `daemon start` waits this long for the daemon to be ready
+    preload_nlp: bool = True  # load spaCy in the background at start (single saves and promotions use it)
     # Scheduled jobs: seconds of the daemon's clock between runs (0 turns a job off).
     activity_interval: float = 900.0
     promote_interval: float = 3600.0

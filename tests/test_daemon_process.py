@@ -25,7 +25,8 @@ from mnemo.lock import OwnerLock
 
 from .conftest import run_cli
 
-FAST = {"MNEMO_EMBEDDING_MODEL": "hash-64"}
+# The hash embedder, and spaCy loaded only by a test that needs it (2 cores are shared).
+FAST = {"MNEMO_EMBEDDING_MODEL": "hash-64", "MNEMO_DAEMON_PRELOAD_NLP": "0"}
 HEAVY = ("torch", "sentence_transformers", "transformers", "spacy", "chromadb")
 
 # Runs the real CLI entry point, then reports which heavy packages the process imported.
@@ -250,7 +251,8 @@ def _wait_for(predicate, timeout: float, step: float = 0.05):  # noqa: ANN001, A
 
 
 def test_scheduled_promotion_needs_no_command(daemons: Daemons, home: Path, vault: Path) -> None:
-    daemons.start(MNEMO_VAULT=str(vault), MNEMO_NOW="2026-03-02T09:00:00Z", MNEMO_DAEMON_PROMOTE_INTERVAL="1")
+    daemons.start(MNEMO_VAULT=str(vault), MNEMO_NOW="2026-03-02T09:00:00Z", MNEMO_DAEMON_PROMOTE_INTERVAL="1",
+                  MNEMO_DAEMON_PRELOAD_NLP="1")
     client = RemoteMnemo.connect(home)
     st = client.daemon_status()
     assert st["now"].startswith("2026-03-02T09:0") and st["clock"] == "fixed start, running"

@@ -166,7 +166,8 @@ class Daemon:
             threads.append(threading.Thread(target=self.scheduler.loop, args=(self.stopping,), name="mnemo-scheduler"))
         if self.watcher is not None:
             threads.append(threading.Thread(target=self.watcher.run, args=(self.stopping,), name="mnemo-watcher"))
-        threads.append(threading.Thread(target=self._warm_nlp, name="mnemo-warm"))
+        if self.settings.daemon.preload_nlp:
+            threads.append(threading.Thread(target=self._warm_nlp, name="mnemo-warm"))
         for t in threads:
             t.daemon = True
             t.start()
