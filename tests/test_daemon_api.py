@@ -299,3 +299,24 @@ def test_a_taken_port_is_a_clear_error(home: Path) -> None:
     from mnemo.lock import OwnerLock
 
     assert not endpoint_path(home).exists() and not OwnerLock.is_held(home)  # nothing left behind
+
+
+def test_a_client_waits_for_a_daemon_that_is_still_starting(daemon: Daemon, home: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from mnemo import connect
+
+    path = endpoint_path(home)
+    hidden = path.with_name("daemon.json.hidden")
+    path.rename(hidden)  # as if the daemon held the lock but was still loading its models
+    threading.Timer(0.5, hidden.rename, args=(path,)).start()
+    assert isinstance(open_engine(load_settings(home=home)), RemoteMnemo)
+
+    path.rename(hidden)  # a daemon that never answers: a clear error once the wait is over
+    monkeypatch.setattr(connect, "STARTING_WAIT", 0.3)
+    try:
+        with pytest.raises(LockedError, match="owned by a daemon .* that does not answer"):
+            open_engine(load_settings(home=home))
+    finally:
+        hidden.rename(path)
