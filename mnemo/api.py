@@ -34,8 +34,14 @@ class MnemoAPI(Protocol):
 
     def recall(
         self, query: str, k: int | None = None, now: float | str | None = None, touch: bool = True,
-        intent: str | None = None, tier: str = "all", **filters: Any,
+        intent: str | None = None, tier: str = "all", session_id: str | None = None, budget: int | None = None,
+        **filters: Any,
     ) -> list[Hit]: ...
+
+    def context(
+        self, query: str, budget: int | None = None, k: int | None = None, touch: bool = True,
+        intent: str | None = None, tier: str = "all", session_id: str | None = None, **filters: Any,
+    ) -> dict[str, Any]: ...
 
     def touch(self, memory_id: str, context_tags: Sequence[str] | None = None) -> Memory: ...
 
@@ -120,6 +126,7 @@ OPERATIONS: dict[str, bool] = {
     "get": False,
     "list": False,
     "recall": True,
+    "context": True,
     "touch": True,
     "forget": True,
     "restore": True,

@@ -48,6 +48,27 @@ class RecallSettings:
     intent: str = "general"
     rrf_k: int = 60
     candidates: int = 50
+    # The knobs of recall/ (each module's docstring gives its formula and why).
+    stopwords: bool = True  # BM25 matches content words only (English function words dropped) (query.py)
+    rank_mix: float = 0.0  # fusion: 0 = min-max normalised scores, 1 = weighted RRF (fusion.py)
+    neighbour_weight: float = 0.25  # share of an adjacent conversation turn's relevance (neighbours.py)
+    floor: float = 0.2  # vector-only candidates need cosine above this (MIRA ρ > 0.6) (rerank.py)
+    rerank_weight: float = 0.1  # weight of retention/importance in the final score; 0 = off (rerank.py)
+    duplicate_cosine: float = 0.92  # hits this similar to a better one are collapsed (rerank.py)
+    max_chunks_per_note: int = 2  # at most this many chunks of one note
+    expand_from: int = 3  # link expansion starts from the top hits ... (expand.py)
+    expand_depth: int = 2  # ... follows at most this many links ...
+    expand_damping: float = 0.5  # ... each one halving the score
+    review_ratio: float = 0.3  # share of the results that may be review candidates (Mnemex)
+    review_relevance: float = 0.5  # a review candidate scores at least this share of the best hit
+    budget: int = 4000  # default token budget of `mnemo context` (Go MIRA CBA)
+    causal_alpha: float = 0.15  # CBA: exp(-alpha * causal links to what is chosen) (budget.py)
+    session_window: float = 7200.0  # CBA: items this close in time (seconds) ...
+    session_boost: float = 0.2  # ... get this boost
+    pinned_share: float = 0.25  # context: the most of the budget pinned memories may take (context.py)
+    session_share: float = 0.25  # context: the most recent session notes may take ...
+    session_complexity: int = 6  # ... and their complexity budget (MIRA segments score 1-3)
+    recent_days: float = 7.0  # context: session notes at most this old (calendar days)
 
 
 @dataclass

@@ -571,13 +571,38 @@ class Mnemo:
         touch: bool = True,
         intent: str | None = None,
         tier: str = "all",
+        session_id: str | None = None,
+        budget: int | None = None,
         **filters: Any,
     ) -> list[Hit]:
+        """Hybrid recall (``recall/pipeline.py``). ``filters``: type, layer, wing, room, tag or
+        tags, status, since, until. ``budget`` packs the hits into that many tokens (each hit
+        then carries its render mode); ``session_id`` is recorded with the uses when touching."""
         from .recall.pipeline import recall
 
         if now is not None:
             self.clock = Clock(parse_time(now))
-        return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier, **filters)
+        return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier,
+                      session_id=session_id, budget=budget, **filters)
+
+    def context(
+        self,
+        query: str,
+        budget: int | None = None,
+        k: int | None = None,
+        touch: bool = True,
+        intent: str | None = None,
+        tier: str = "all",
+        session_id: str | None = None,
+        **filters: Any,
+    ) -> dict[str, Any]:
+        """The block of text an assistant puts in its prompt, within ``budget`` tokens: pinned
+        memories, recent session notes, relevant memories and notes, review candidates
+        (``recall/context.py``)."""
+        from .recall.context import compose
+
+        return compose(self, query, budget=budget or self.settings.recall.budget, k=k, touch=touch, intent=intent,
+                       tier=tier, session_id=session_id, **filters)
 
     def stats(self) -> Stats:
         s = self.store

@@ -212,6 +212,11 @@ class Hit(_JSON):
     vector_rank: int | None = None
     similarity: float | None = None
     reason: str = "match"  # match | link | review
+    # Set when recall packs its hits into a token budget (recall/budget.py): the render mode
+    # (verbatim | fingerprint | header), its cl100k token cost and the rendered text.
+    mode: str | None = None
+    tokens: int | None = None
+    rendered: str | None = None
 
 
 @dataclass(frozen=True)

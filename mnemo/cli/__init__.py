@@ -103,3 +103,4 @@ from . import mcp  # noqa: E402,F401
 from . import scoring  # noqa: E402,F401
 from . import graph  # noqa: E402,F401
 from . import dream  # noqa: E402,F401
+from . import recall  # noqa: E402,F401

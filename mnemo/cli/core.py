@@ -96,7 +96,10 @@ def _hits_text(hits) -> str:  # noqa: ANN001
     for i, h in enumerate(hits, start=1):
         where = f" [{h.path}{'#' + h.heading if h.heading else ''}]" if h.path else ""
         mark = " (review)" if h.reason == "review" else (" (linked)" if h.reason == "link" else "")
-        rows.append(f"{i:>2}. {h.score:.4f} {h.id[:8]} {h.tier}{mark}{where}  {short(h.content, 90)}")
+        if h.rendered is not None:  # packed into a budget: show what the budget allowed
+            rows.append(f"{i:>2}. {h.score:.4f} {h.mode:<11} {h.tokens:>4}t{mark}  {h.rendered}")
+        else:
+            rows.append(f"{i:>2}. {h.score:.4f} {h.id[:8]} {h.tier}{mark}{where}  {short(h.content, 90)}")
     return "\n".join(rows)
 
 
@@ -109,14 +112,22 @@ def _hits_text(hits) -> str:  # noqa: ANN001
 @click.option("--tag", help="Only memories with this tag.")
 @click.option("--wing")
 @click.option("--room")
-@click.option("--no-touch", is_flag=True, help="Do not reinforce what is returned.")
+@click.option("--layer", type=click.Choice(["working", "episodic", "semantic", "procedural"]), help="Only this layer.")
+@click.option("--status", type=click.Choice(["active", "promoted", "archived", "cold"]), help="Only this status (default: active and promoted).")
+@click.option("--since", metavar="ISO-8601", help="Only memories created at or after this time.")
+@click.option("--until", metavar="ISO-8601", help="Only memories created at or before this time.")
+@click.option("--budget", type=click.IntRange(1, 1_000_000), help="Pack the hits into this many tokens (render modes).")
+@click.option("--session", "session_id", help="The conversation this recall belongs to (recorded with the uses).")
+@click.option("--no-touch", is_flag=True, help="Do not reinforce what is returned (nothing is written).")
 @json_opt
 @pass_app
 def recall(app: App, query: str, k: int | None, intent: str | None, tier: str, mtype: str | None, tag: str | None,
-           wing: str | None, room: str | None, no_touch: bool, as_json: bool) -> None:
-    """Recall memories and notes relevant to QUERY."""
+           wing: str | None, room: str | None, layer: str | None, status: str | None, since: str | None,
+           until: str | None, budget: int | None, session_id: str | None, no_touch: bool, as_json: bool) -> None:
+    """Recall memories and notes relevant to QUERY ("a quoted phrase" matches exactly)."""
     with app.engine() as m:
-        hits = m.recall(query, k=k, intent=intent, tier=tier, touch=not no_touch, type=mtype, tag=tag, wing=wing, room=room)
+        hits = m.recall(query, k=k, intent=intent, tier=tier, touch=not no_touch, type=mtype, tag=tag, wing=wing, room=room,
+                        layer=layer, status=status, since=since, until=until, budget=budget, session_id=session_id)
     emit({"hits": hits}, as_json, lambda d: _hits_text(d["hits"]))
 
 

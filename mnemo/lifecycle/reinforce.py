@@ -49,8 +49,11 @@ def reinforced(m: Memory, now: float, cross_domain: bool = False, review: bool =
 
 
 def reinforce(
-    engine: Mnemo, ids: Sequence[str], context_tags: Sequence[str] | None = None, kind: str = "touch"
+    engine: Mnemo, ids: Sequence[str], context_tags: Sequence[str] | None = None, kind: str = "touch",
+    session_id: str | None = None,
 ) -> list[Memory]:
+    """Reinforce ``ids`` now. Each use row's context records the context tags and the session
+    the use happened in (the graph links what was recalled in a session to what is saved in it)."""
     now = engine.now()
     s = engine.settings.scoring
     found = engine.store.get_memories(ids)
@@ -68,9 +71,12 @@ def reinforce(
             out.append(new)
             if new.layer != m.layer and new.status.value != "cold":
                 moved.append(new)
-        engine.store.add_uses(
-            (m.id, now, kind, json.dumps({"tags": list(context_tags)}) if context_tags else None) for m in out
-        )
+        context: dict[str, object] = {}
+        if context_tags:
+            context["tags"] = list(context_tags)
+        if session_id:
+            context["session_id"] = session_id
+        engine.store.add_uses((m.id, now, kind, json.dumps(context) if context else None) for m in out)
         engine.store.mark_activity(now)
     if moved:
         # The layer is an index filter: keep Chroma's copy in step.

@@ -1,34 +1,166 @@
-"""The recall pipeline (design.md §6).
+"""The recall pipeline (design.md §6), step by step:
 
-1. Candidates: BM25 over FTS5 and cosine over Chroma, each with the same filters.
-2. Weighted reciprocal rank fusion with the intent's BM25/vector weights.
-3. Top k as hits; reinforce what is returned unless ``touch=False``.
+1. ``candidates``: BM25 (FTS5, stopword-aware query or an exact phrase) and cosine (Chroma)
+   over memories and note chunks, filtered; a promoted memory is folded into its note.
+2. ``fusion``: the intent's BM25/vector weights over min–max normalised scores (or weighted RRF,
+   ``recall.rank_mix = 1``); ``neighbours``: conversation turns borrow from adjacent turns.
+3. ``rerank``: relevance floor, retention/importance re-ranking, near-duplicates collapsed, at
+   most ``recall.max_chunks_per_note`` chunks per note.
+4. ``expand``: typed links from the top hits, depth-limited and damped.
+5. Review candidates (memories in the danger zone that are relevant) blended in, about 30 %.
+6. ``budget``: with a token budget, the CBA packs and renders what is returned.
+7. What is returned is reinforced (a ``recall`` use, with the session id when given) and the day
+   marked active, unless ``touch=False``: then recall writes nothing at all.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
-from ..models import Hit
-from .fusion import INTENT_WEIGHTS, weighted_rrf
+from ..models import Hit, Status
+from .candidates import Candidate, gather
+from .expand import expand
+from .filters import Filters, make_filters
+from .fusion import fuse
+from .neighbours import spread
+from .query import Query, parse_query
+from .rerank import apply_floor, collapse, rerank, vectors_of
 
 if TYPE_CHECKING:
     from ..engine import Mnemo
 
-DEFAULT_STATUSES = ("active", "promoted")
+__all__ = ["Searched", "search", "recall", "to_hit"]
 
 
-def resolve_intent(query: str, intent: str | None, default: str) -> str:
-    """An explicit intent wins; a query wrapped in quotes is an exact-phrase search."""
-    if intent:
-        if intent not in INTENT_WEIGHTS:
-            raise InvalidInput(f"unknown intent {intent!r}", hint=f"choose one of: {', '.join(INTENT_WEIGHTS)}")
-        return intent
-    q = query.strip()
-    if len(q) > 2 and q[0] == q[-1] == '"':
-        return "exact"
-    return default
+@dataclass
+class Searched:
+    query: Query
+    filters: Filters
+    hits: list[Candidate]  # the results, in order
+    vectors: dict[str, Any]  # stored vectors of the results (for the budget's overlap penalty)
+
+
+def _check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidInput("k must be a whole number of at least 1")
+    return k
+
+
+def search(engine: Mnemo, query: str, k: int = 10, intent: str | None = None, tier: str = "all",
+           heal: bool = False, **filters: Any) -> Searched:
+    """Steps 1–5: the ranked results, without reinforcing anything."""
+    s = engine.settings.recall
+    k = _check_k(k)
+    q = parse_query(query, intent, s.intent, s.stopwords)
+    f = make_filters(tier, **filters)
+    n = max(s.candidates, k * 3)
+    qvec = engine.embedder.embed_query(q.semantic)
+    pool = gather(engine, q, f, qvec, n)
+    for cid, value in fuse(pool.rankings(q.w_bm25, q.w_vector), k=s.rrf_k, rank_mix=s.rank_mix).items():
+        c = pool.candidates.get(cid)
+        if c is not None:
+            c.fused = value
+    spread(engine, pool, f, s.neighbour_weight)
+    cands = apply_floor(pool.candidates, s.floor)
+    now = engine.now()
+    ret = rerank(engine, cands, s.rerank_weight, now)
+    ordered = sorted(cands, key=lambda c: (-c.score, c.id))
+    head = ordered[: max(3 * k, k + 10)]
+    vectors = vectors_of(engine, head)
+    kept = collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note)
+    primary = kept[:k]
+
+    taken = {c.id for c in kept} | {c.memory.id for c in kept if c.memory is not None}
+    linked = expand(engine, primary[: max(0, s.expand_from)], f, s.expand_depth, s.expand_damping, taken, heal=heal)
+    if linked:
+        vectors.update(vectors_of(engine, linked))
+        merged = collapse(sorted(primary + linked, key=lambda c: (-c.score, c.reason != "match", c.id)), vectors,
+                          s.duplicate_cosine, s.max_chunks_per_note)
+        primary = merged[:k]
+    results = blend_reviews(engine, primary, kept[k:], k, ret, now)
+    return Searched(q, f, results, vectors)
+
+
+def blend_reviews(engine: Mnemo, primary: list[Candidate], rest: list[Candidate], k: int,
+                  retention: dict[str, float], now: float) -> list[Candidate]:
+    """Mnemex's natural spaced repetition: up to ``round(k · recall.review_ratio)`` of the k
+    slots go to memories in the danger zone that are relevant to this query (they passed the
+    floor and score at least ``recall.review_relevance`` of the best hit), interleaved as
+    ``[p0, p1, r0, p2, p3, r1, …]`` and marked ``reason="review"``."""
+    from ..scoring.review import DANGER_MAX, DANGER_MIN, review_priority
+
+    s = engine.settings.recall
+    slots = int(k * max(0.0, min(1.0, s.review_ratio)) + 0.5)
+    if slots <= 0 or not primary:
+        return primary
+    top = primary[0].score
+    eligible = [c for c in rest if c.tier == "stm" and c.memory is not None and c.memory.status == Status.ACTIVE
+                and c.reason == "match" and c.score >= s.review_relevance * top]
+    if not eligible:
+        return primary
+    missing = [c.memory for c in eligible if c.memory is not None and c.memory.id not in retention]
+    if missing:
+        from ..scoring.retention import retentions
+
+        retention = {**retention, **retentions(engine, missing, now)}
+    sc = engine.settings.scoring
+    low, high = getattr(sc, "review_min", DANGER_MIN), getattr(sc, "review_max", DANGER_MAX)
+    ranked = []
+    for c in eligible:
+        assert c.memory is not None
+        p = review_priority(retention.get(c.memory.id, 0.0), low, high)
+        if p > 0:
+            ranked.append((p * c.score, c))
+    if not ranked:
+        return primary
+    ranked.sort(key=lambda pc: (-pc[0], pc[1].id))
+    reviews = [c for _, c in ranked[:slots]]
+    for c in reviews:
+        c.reason = "review"
+    main = primary[: k - len(reviews)]
+    out: list[Candidate] = []
+    ratio = len(reviews) / k
+    # Review j goes to position ⌊(j + 1) / ratio⌋ − 1: spread over the list, never first.
+    places = {min(k - 1, int((j + 1) / ratio) - 1): c for j, c in enumerate(reviews)}
+    mi = 0
+    for pos in range(len(main) + len(reviews)):
+        if pos in places:
+            out.append(places[pos])
+        elif mi < len(main):
+            out.append(main[mi])
+            mi += 1
+    out.extend(c for c in places.values() if c not in out)
+    return out
+
+
+def to_hit(c: Candidate) -> Hit:
+    score = round(c.score, 6)
+    sim = round(c.sim, 6) if c.sim is not None else None
+    if c.tier == "ltm" and c.hit is not None:
+        return replace(c.hit, score=score, bm25_rank=c.bm25_rank, vector_rank=c.vector_rank, similarity=sim, reason=c.reason)
+    m = c.memory
+    assert m is not None
+    promoted = m.status == Status.PROMOTED and bool(m.note_path)
+    return Hit(
+        id=m.id, score=score, content=m.content, tier="ltm" if promoted else "stm", meta=m.meta, type=m.type.value,
+        status=m.status.value, tags=m.tags, path=m.note_path, created_at=m.created_at, bm25_rank=c.bm25_rank,
+        vector_rank=c.vector_rank, similarity=sim, reason=c.reason,
+    )
+
+
+def reinforce_ids(cands: list[Candidate]) -> list[str]:
+    """Memories to reinforce for these results (a person's note has none)."""
+    return list(dict.fromkeys(c.memory_id for c in cands if c.memory_id))
+
+
+def touch_results(engine: Mnemo, cands: list[Candidate], session_id: str | None) -> None:
+    from ..lifecycle.reinforce import reinforce
+
+    ids = reinforce_ids(cands)
+    if ids:
+        reinforce(engine, ids, kind="recall", session_id=session_id)
 
 
 def recall(
@@ -38,58 +170,28 @@ def recall(
     touch: bool = True,
     intent: str | None = None,
     tier: str = "all",
-    status: str | None = None,
+    session_id: str | None = None,
+    budget: int | None = None,
     **filters: Any,
 ) -> list[Hit]:
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("the query is empty", hint="say what to recall")
-    if k < 1:
-        raise InvalidInput("k must be at least 1")
-    if tier not in ("all", "stm", "ltm"):
-        raise InvalidInput(f"unknown tier {tier!r}", hint="choose stm, ltm or all")
-    intent = resolve_intent(query, intent, engine.settings.recall.intent)
-    w_bm25, w_vec = INTENT_WEIGHTS[intent]
-    n = max(engine.settings.recall.candidates, k * 3)
-    statuses = (status,) if status else DEFAULT_STATUSES
-    sql_filters = {"status": statuses, **{k_: v for k_, v in filters.items() if v}}
-    bm = engine.store.fts_search(query, limit=n, filters=sql_filters)
-    where: dict[str, Any] = {"status": {"$in": list(statuses)}}
-    clauses = [{key: val} for key, val in filters.items() if val and key in ("type", "layer", "wing", "room")]
-    if clauses:
-        where = {"$and": [where, *clauses]}
-    vec = engine.index.query("memories", engine.embedder.embed_query(query.strip().strip('"')), n, where=where)
-    if filters.get("tag"):
-        allowed = {m.id for m in engine.store.get_memories([i for i, _ in vec]).values() if filters["tag"] in m.tags}
-        vec = [(i, s) for i, s in vec if i in allowed]
-    fused = weighted_rrf([([i for i, _ in bm], w_bm25), ([i for i, _ in vec], w_vec)], k=engine.settings.recall.rrf_k)
-    ranked = sorted(fused.items(), key=lambda kv: -kv[1])[:k]
-    memories = engine.store.get_memories([i for i, _ in ranked])
-    bm_rank = {i: r for r, (i, _) in enumerate(bm, start=1)}
-    vec_rank = {i: r for r, (i, _) in enumerate(vec, start=1)}
-    sims = dict(vec)
-    hits = []
-    for mid, score in ranked:
-        m = memories.get(mid)
-        if m is None:
-            continue
-        hits.append(
-            Hit(
-                id=m.id,
-                score=round(score, 6),
-                content=m.content,
-                tier="stm",
-                meta=m.meta,
-                type=m.type.value,
-                status=m.status.value,
-                tags=m.tags,
-                created_at=m.created_at,
-                bm25_rank=bm_rank.get(mid),
-                vector_rank=vec_rank.get(mid),
-                similarity=round(sims[mid], 6) if mid in sims else None,
-            )
-        )
-    if touch and hits:
-        from ..lifecycle.reinforce import reinforce
+    if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
+        raise InvalidInput("session_id must be a non-empty string")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+        raise InvalidInput("budget must be a whole number of tokens, at least 1")
+    found = search(engine, query, k=k, intent=intent, tier=tier, heal=touch, **filters)
+    results = found.hits
+    hits: list[Hit]
+    if budget is not None:
+        from .budget import CBAParams, allocate
+        from .render import items_for
 
-        reinforce(engine, [h.id for h in hits], kind="recall")
+        s = engine.settings.recall
+        params = CBAParams(causal_alpha=s.causal_alpha, session_window=s.session_window, session_boost=s.session_boost)
+        alloc = allocate(items_for(engine, results, found.vectors), budget, params)
+        results = [ch.item.payload for ch in alloc.chosen]
+        hits = [replace(to_hit(ch.item.payload), mode=ch.mode, tokens=ch.tokens, rendered=ch.text) for ch in alloc.chosen]
+    else:
+        hits = [to_hit(c) for c in results]
+    if touch:
+        touch_results(engine, results, session_id)
     return hits

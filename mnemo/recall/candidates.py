@@ -1,0 +1,228 @@
+"""Step 1 of recall: candidates from FTS5 (BM25) and Chroma (cosine), over memories and vault
+note chunks, with the filters applied at the source where the source can apply them.
+
+Rankings kept for fusion:
+- BM25 over memories and BM25 over note chunks are two rankings: FTS5 scores of two tables
+  with different statistics are not comparable, so each is normalised on its own.
+- Cosine over memories and over chunks is one ranking: both come from the same model, so
+  their similarities are comparable and merge by value.
+
+A promoted memory and its note are one thing: the memory is folded into its note's chunk (the
+best-ranked chunk of that note among the candidates, else the note's first chunk).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..models import Hit, Memory, Status
+from ..store.sqlite import fts_query
+from .filters import Filters
+from .query import Query
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+
+log = logging.getLogger(__name__)
+
+Ranking = list[tuple[str, float]]
+
+
+@dataclass
+class Candidate:
+    """One memory (``tier="stm"``) or note chunk (``tier="ltm"``) in the running."""
+
+    id: str
+    tier: str
+    memory: Memory | None = None  # the memory, or the memory that owns the chunk's note
+    hit: Hit | None = None  # a chunk's hit (path, heading, text)
+    bm25: float | None = None
+    bm25_rank: int | None = None
+    sim: float | None = None
+    vector_rank: int | None = None
+    fused: float = 0.0  # relevance from fusion (and conversation context)
+    score: float = 0.0  # after re-ranking
+    reason: str = "match"  # match | link | review
+    via: str | None = None  # link expansion: the hit it was reached from
+    context_from: str | None = None  # conversation context: the neighbouring turn that lent relevance
+
+    @property
+    def memory_id(self) -> str | None:
+        """The memory to reinforce for this candidate (a chunk's owning memory, if any)."""
+        return self.memory.id if self.memory is not None else None
+
+    @property
+    def note(self) -> str | None:
+        if self.hit is not None:
+            return self.hit.path
+        return self.memory.note_path if self.memory is not None else None
+
+    @property
+    def created_at(self) -> float | None:
+        if self.memory is not None:
+            return self.memory.created_at
+        return self.hit.created_at if self.hit is not None else None
+
+
+@dataclass
+class Pool:
+    candidates: dict[str, Candidate] = field(default_factory=dict)
+    bm25_memories: Ranking = field(default_factory=list)
+    bm25_chunks: Ranking = field(default_factory=list)
+    vectors: Ranking = field(default_factory=list)  # memories and chunks merged by cosine
+
+    def rankings(self, w_bm25: float, w_vector: float) -> list[tuple[Ranking, float]]:
+        return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
+
+
+def memory_bm25(engine: Mnemo, q: Query, filters: Filters, n: int) -> Ranking:
+    """(memory id, BM25) best first; FTS5's bm25() is smaller-is-better, so it is negated."""
+    match = fts_query(q.keywords, "phrase" if q.phrase else "or")
+    if match is None or n <= 0:
+        return []
+    extra, params = filters.sql("m")
+    rows = engine.store.query(
+        "SELECT f.id, bm25(memories_fts, 0.0, 1.0, 0.5) AS s FROM memories_fts f JOIN memories m ON m.id = f.id "
+        f"WHERE memories_fts MATCH ? {extra} ORDER BY s LIMIT ?",
+        [match, *params, int(n)],
+    )
+    return [(r[0], -float(r[1])) for r in rows]
+
+
+def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int) -> Ranking:
+    """(memory id, cosine) best first. Chroma cannot test tag lists, so with a tag filter more
+    are fetched and the tags are checked once the memories are loaded."""
+    fetch = n * 4 if filters.tags else n
+    return engine.index.query("memories", qvec, fetch, where=filters.where())
+
+
+def _chunk_search(engine: Mnemo, q: Query, qvec: Any, n: int) -> tuple[Ranking, Ranking]:
+    try:
+        from ..vault import search
+    except ImportError:  # a build without the vault tier
+        return [], []
+    if not search.has_chunks(engine):
+        return [], []
+    kw = search.keyword_chunks(engine, q.keywords, n, mode="phrase" if q.phrase else "or")
+    return kw, search.vector_chunks(engine, qvec, n)
+
+
+def _chunk_hits(engine: Mnemo, ids: list[str]) -> dict[str, Hit]:
+    from ..vault.search import chunk_hits
+
+    return chunk_hits(engine, ids)
+
+
+def _first_chunks(engine: Mnemo, memory_ids: list[str]) -> dict[str, str]:
+    """The first chunk of the note each memory owns (memory id → chunk id)."""
+    out: dict[str, str] = {}
+    for i in range(0, len(memory_ids), 500):
+        part = memory_ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        rows = engine.store.query(
+            "SELECT n.mnemo_id, c.id FROM notes n JOIN chunks c ON c.note_uid = n.uid "
+            f"WHERE n.mnemo_id IN ({marks}) ORDER BY n.mnemo_id, c.ord",
+            part,
+        )
+        for r in rows:
+            out.setdefault(r[0], r[1])
+    return out
+
+
+def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Any, n: int) -> Pool:
+    pool = Pool()
+    mem_bm: Ranking = []
+    mem_vec: Ranking = []
+    if filters.wants_stm:
+        mem_bm = memory_bm25(engine, q, filters, n)
+        mem_vec = memory_vectors(engine, qvec, filters, n)
+    chunk_bm: Ranking = []
+    chunk_vec: Ranking = []
+    if filters.wants_ltm:
+        chunk_bm, chunk_vec = _chunk_search(engine, q, qvec, n)
+
+    # Load memories (checking what Chroma could not) and chunk hits.
+    memories = engine.store.get_memories([i for i, _ in mem_bm] + [i for i, _ in mem_vec])
+    mem_bm = [(i, s) for i, s in mem_bm if i in memories and filters.matches(memories[i])][:n]
+    mem_vec = [(i, s) for i, s in mem_vec if i in memories and filters.matches(memories[i])][:n]
+    hits = _chunk_hits(engine, [i for i, _ in chunk_bm] + [i for i, _ in chunk_vec]) if (chunk_bm or chunk_vec) else {}
+    owner_ids = {h.meta["mnemo_id"] for h in hits.values() if h.meta.get("mnemo_id")}
+    owners = engine.store.get_memories(sorted(owner_ids)) if owner_ids else {}
+
+    def chunk_ok(cid: str) -> bool:
+        h = hits.get(cid)
+        if h is None:
+            return False
+        owner = owners.get(h.meta.get("mnemo_id", ""))
+        return filters.matches_chunk(h, owner)
+
+    chunk_bm = [(i, s) for i, s in chunk_bm if chunk_ok(i)]
+    chunk_vec = [(i, s) for i, s in chunk_vec if chunk_ok(i)]
+
+    # A promoted memory is its note: fold it into that note's chunk.
+    alias: dict[str, str] = {}
+    if filters.wants_ltm:
+        best_chunk: dict[str, str] = {}
+        for cid, _ in sorted(chunk_bm + chunk_vec, key=lambda x: -x[1]):
+            owner = hits[cid].meta.get("mnemo_id")
+            if owner:
+                best_chunk.setdefault(owner, cid)
+        promoted = [m.id for m in memories.values() if m.status == Status.PROMOTED and m.note_path]
+        missing = [mid for mid in promoted if mid not in best_chunk]
+        if missing:
+            firsts = _first_chunks(engine, missing)
+            extra = _chunk_hits(engine, list(firsts.values())) if firsts else {}
+            hits.update(extra)
+            for mid, cid in firsts.items():
+                if cid in extra:
+                    best_chunk[mid] = cid
+        for mid in promoted:
+            if mid in best_chunk:
+                alias[mid] = best_chunk[mid]
+                owners[mid] = memories[mid]
+
+    def dedupe(ranking: Ranking) -> Ranking:
+        seen: set[str] = set()
+        out: Ranking = []
+        for i, s in ranking:
+            i = alias.get(i, i)
+            if i not in seen:
+                seen.add(i)
+                out.append((i, s))
+        return out
+
+    pool.bm25_memories = dedupe(mem_bm)
+    pool.bm25_chunks = dedupe(chunk_bm)
+    pool.vectors = dedupe(sorted(mem_vec + chunk_vec, key=lambda x: -x[1]))
+
+    # With the memories folded into chunks, a folded memory's BM25 match counts for its note.
+    for ranking in (pool.bm25_memories, pool.bm25_chunks):
+        for rank, (i, s) in enumerate(ranking, start=1):
+            c = _candidate(pool, i, memories, hits, owners)
+            if c is not None and c.bm25 is None:
+                c.bm25, c.bm25_rank = s, rank
+    for rank, (i, s) in enumerate(pool.vectors, start=1):
+        c = _candidate(pool, i, memories, hits, owners)
+        if c is not None:
+            c.sim = s
+            c.vector_rank = rank
+    return pool
+
+
+def _candidate(
+    pool: Pool, cid: str, memories: dict[str, Memory], hits: dict[str, Hit], owners: dict[str, Memory]
+) -> Candidate | None:
+    c = pool.candidates.get(cid)
+    if c is not None:
+        return c
+    if cid in hits:
+        h = hits[cid]
+        c = Candidate(id=cid, tier="ltm", hit=h, memory=owners.get(h.meta.get("mnemo_id", "")))
+    elif cid in memories:
+        c = Candidate(id=cid, tier="stm", memory=memories[cid])
+    else:
+        return None
+    pool.candidates[cid] = c
+    return c

@@ -1,0 +1,175 @@
+"""Recall filters: tier, wing/room, type, layer, tags, status and a time range.
+
+One validated ``Filters`` value turns into the SQL for the BM25 side, the ``where`` clause for
+Chroma, and a predicate for what neither can check (several tags in Chroma, note chunks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..clock import parse_time
+from ..errors import InvalidInput
+from ..models import Hit, Layer, Memory, MemoryType, Status
+
+TIERS = ("all", "stm", "ltm")
+# Recall searches live memories unless a status is asked for.
+DEFAULT_STATUSES = (Status.ACTIVE.value, Status.PROMOTED.value)
+KNOWN = frozenset({"type", "layer", "wing", "room", "tag", "tags", "status", "since", "until"})
+
+
+@dataclass(frozen=True)
+class Filters:
+    tier: str = "all"
+    statuses: tuple[str, ...] = DEFAULT_STATUSES
+    status_given: bool = False
+    type: str | None = None
+    layer: str | None = None
+    wing: str | None = None
+    room: str | None = None
+    tags: tuple[str, ...] = ()
+    since: float | None = None  # created at or after (UNIX seconds)
+    until: float | None = None  # created at or before
+
+    @property
+    def memory_only(self) -> bool:
+        """Filters only a memory can satisfy (a person's note has no type, layer or wing)."""
+        return bool(self.type or self.layer or self.wing or self.room or self.status_given)
+
+    # -- SQL (the BM25 side) ----------------------------------------------------------------
+    def sql(self, alias: str = "m") -> tuple[str, list[Any]]:
+        """``AND ...`` clauses over the memories table and their parameters."""
+        p = f"{alias}."
+        clauses = [f"{p}status IN ({','.join('?' * len(self.statuses))})"]
+        params: list[Any] = list(self.statuses)
+        for col, value in (("type", self.type), ("layer", self.layer), ("wing", self.wing), ("room", self.room)):
+            if value:
+                clauses.append(f"{p}{col} = ?")
+                params.append(value)
+        for tag in self.tags:
+            clauses.append(f"EXISTS (SELECT 1 FROM json_each({p}tags) WHERE value = ?)")
+            params.append(tag)
+        if self.since is not None:
+            clauses.append(f"{p}created_at >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            clauses.append(f"{p}created_at <= ?")
+            params.append(self.until)
+        return " AND " + " AND ".join(clauses), params
+
+    # -- Chroma (the vector side) -----------------------------------------------------------
+    def where(self) -> dict[str, Any]:
+        """Chroma metadata filter. Tags are not in Chroma's metadata: ``matches`` checks them."""
+        clauses: list[dict[str, Any]] = [{"status": {"$in": list(self.statuses)}}]
+        for key in ("type", "layer", "wing", "room"):
+            value = getattr(self, key)
+            if value:
+                clauses.append({key: value})
+        if self.since is not None:
+            clauses.append({"created_at": {"$gte": self.since}})
+        if self.until is not None:
+            clauses.append({"created_at": {"$lte": self.until}})
+        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+    # -- predicates -------------------------------------------------------------------------
+    def matches(self, m: Memory) -> bool:
+        if m.status.value not in self.statuses:
+            return False
+        for key in ("type", "layer"):
+            want = getattr(self, key)
+            if want and getattr(m, key).value != want:
+                return False
+        if (self.wing and m.wing != self.wing) or (self.room and m.room != self.room):
+            return False
+        if self.tags and not set(self.tags) <= set(m.tags):
+            return False
+        return self._in_range(m.created_at)
+
+    def matches_chunk(self, hit: Hit, owner: Memory | None) -> bool:
+        """A note chunk passes tag and time filters on its own; filters only a memory has pass
+        only for a note mnemo owns whose memory passes them."""
+        if self.memory_only:
+            return owner is not None and self.matches(owner)
+        if self.tags and not set(self.tags) <= set(hit.tags):
+            return False
+        return self._in_range(hit.created_at)
+
+    def _in_range(self, ts: float | None) -> bool:
+        if self.since is None and self.until is None:
+            return True
+        if ts is None:
+            return False
+        return (self.since is None or ts >= self.since) and (self.until is None or ts <= self.until)
+
+    @property
+    def wants_stm(self) -> bool:
+        return self.tier in ("all", "stm")
+
+    @property
+    def wants_ltm(self) -> bool:
+        return self.tier in ("all", "ltm")
+
+
+def _enum_value(cls: type, value: Any, field: str) -> str:
+    try:
+        return cls(value).value  # type: ignore[call-arg]
+    except ValueError:
+        choices = ", ".join(v.value for v in cls)  # type: ignore[attr-defined]
+        raise InvalidInput(f"unknown {field} {value!r}", hint=f"choose one of: {choices}") from None
+
+
+def _time(value: Any, field: str) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        return parse_time(value)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{field}: {exc.message}", hint=exc.hint) from None
+
+
+def _tag_list(tag: Any, tags: Any) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in (tag, tags):
+        if value is None:
+            continue
+        items: Iterable[Any] = [value] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple):
+            raise InvalidInput("tags must be a list of strings")
+        for t in items:
+            if not isinstance(t, str):
+                raise InvalidInput("tags must be a list of strings")
+            t = t.strip().lstrip("#").strip()
+            if t:
+                out.append(t)
+    return tuple(dict.fromkeys(out))
+
+
+def make_filters(tier: str = "all", **given: Any) -> Filters:
+    """Validate the filter keywords recall accepts (unknown ones are refused, not ignored)."""
+    unknown = set(given) - KNOWN
+    if unknown:
+        raise InvalidInput(f"unknown recall filter(s): {', '.join(sorted(unknown))}", hint=f"known: {', '.join(sorted(KNOWN))}")
+    if tier not in TIERS:
+        raise InvalidInput(f"unknown tier {tier!r}", hint="choose stm, ltm or all")
+    status = given.get("status")
+    statuses = (_enum_value(Status, status, "status"),) if status else DEFAULT_STATUSES
+    for key in ("wing", "room"):
+        if given.get(key) is not None and not isinstance(given[key], str):
+            raise InvalidInput(f"{key} must be a string")
+    f = Filters(
+        tier=tier,
+        statuses=statuses,
+        status_given=bool(status),
+        type=_enum_value(MemoryType, given["type"], "type") if given.get("type") else None,
+        layer=_enum_value(Layer, given["layer"], "layer") if given.get("layer") else None,
+        wing=given.get("wing") or None,
+        room=given.get("room") or None,
+        tags=_tag_list(given.get("tag"), given.get("tags")),
+        since=_time(given.get("since"), "since"),
+        until=_time(given.get("until"), "until"),
+    )
+    if f.since is not None and f.until is not None and f.since > f.until:
+        raise InvalidInput("since is after until", hint="swap the two times")
+    return f

@@ -1,0 +1,94 @@
+"""Conversation context: a memory said in a conversation is read with the turns around it.
+
+A turn's meaning often lives in its neighbour: "Yes, last Tuesday!" answers the question
+before it, and a question is answered by the turn after it. Neither turn alone shares words or
+meaning with a later query about the event; the pair does. So after fusion each memory that
+has a ``session_id`` also receives a share of its neighbours' relevance:
+
+    fused'(d) = fused(d) + γ · max(fused(p), fused(n))      p, n: the turns just before / after d
+
+γ = ``recall.neighbour_weight`` (0.25: a neighbour's evidence counts a quarter of one's own;
+0 switches it off). Neighbours are the adjacent memories of the same session in save order
+(``created_at``, then insertion order), looked up in a small window of rows around each
+candidate, so the lookup stays a few primary-key range reads however big the store is.
+Memories without a session are left as they are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .candidates import Candidate, Pool
+from .filters import Filters
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+
+WINDOW = 16  # rows either side searched for the same session's previous and next turn
+
+
+def adjacent(engine: Mnemo, ids: list[str]) -> dict[str, list[str]]:
+    """Memory id → ids of the same session's turns just before and after it."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = engine.store.query(
+        f"SELECT rowid, id, session_id, created_at FROM memories WHERE id IN ({marks}) AND session_id IS NOT NULL", ids
+    )
+    if not rows:
+        return {}
+    spans: list[tuple[int, int]] = sorted((int(r[0]) - WINDOW, int(r[0]) + WINDOW) for r in rows)
+    merged: list[list[int]] = []
+    for lo, hi in spans:
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    by_session: dict[str, dict[str, tuple[float, int]]] = {}
+    for lo, hi in merged:
+        for r in engine.store.query(
+            "SELECT rowid, id, session_id, created_at FROM memories WHERE rowid BETWEEN ? AND ? AND session_id IS NOT NULL",
+            (lo, hi),
+        ):
+            by_session.setdefault(r[2], {})[r[1]] = (float(r[3]), int(r[0]))
+    out: dict[str, list[str]] = {}
+    for r in rows:
+        turns = by_session.get(r[2], {})
+        order = sorted(turns, key=lambda i: turns[i])
+        pos = order.index(r[1]) if r[1] in turns else -1
+        if pos < 0:
+            continue
+        # Only turns inside the window around *this* memory count as its neighbours.
+        here = int(r[0])
+        near = [order[j] for j in (pos - 1, pos + 1) if 0 <= j < len(order) and abs(turns[order[j]][1] - here) <= WINDOW]
+        out[r[1]] = near
+    return out
+
+
+def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float) -> None:
+    """Apply the formula of the module docstring to the pool (in place). Neighbours that were
+    not candidates join the pool (when they pass the filters) with only the shared relevance;
+    ``context_from`` remembers which candidate lent it."""
+    if weight <= 0:
+        return
+    stm = [c for c in pool.candidates.values() if c.tier == "stm" and c.memory is not None and c.memory.session_id]
+    if not stm:
+        return
+    near = adjacent(engine, [c.id for c in stm])
+    lent: dict[str, tuple[float, str]] = {}
+    for c in stm:
+        for other in near.get(c.id, ()):
+            if other not in lent or lent[other][0] < c.fused:
+                lent[other] = (c.fused, c.id)
+    new_ids = [i for i in lent if i not in pool.candidates]
+    loaded = engine.store.get_memories(new_ids) if new_ids else {}
+    for i in new_ids:
+        m = loaded.get(i)
+        if m is not None and filters.matches(m):
+            pool.candidates[i] = Candidate(id=i, tier="stm", memory=m)
+    for i, (share, source) in lent.items():
+        c = pool.candidates.get(i)
+        if c is None:
+            continue
+        c.fused += weight * share
+        c.context_from = source

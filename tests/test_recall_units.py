@@ -1,0 +1,215 @@
+"""Recall's pure parts: fusion arithmetic, intent weights and query handling, the budget
+allocator (a property test: the budget is never exceeded) and its render-mode downgrades."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnemo.errors import InvalidInput
+from mnemo.nlp.tokens import count_tokens
+from mnemo.recall.budget import (
+    FINGERPRINT,
+    HEADER,
+    VERBATIM,
+    CBAParams,
+    Chosen,
+    Item,
+    adjusted_score,
+    allocate,
+    fit,
+    mode_for,
+    renderings,
+)
+from mnemo.recall.filters import make_filters
+from mnemo.recall.fusion import INTENT_WEIGHTS, fuse, minmax, weighted_rrf
+from mnemo.recall.query import keyword_text, parse_query
+
+
+# -- fusion ----------------------------------------------------------------------------------------
+def test_weighted_rrf_arithmetic() -> None:
+    s = weighted_rrf([(["a", "b", "c"], 0.4), (["c", "a"], 0.6)], k=60)
+    assert s["a"] == pytest.approx(0.4 / 61 + 0.6 / 62)
+    assert s["b"] == pytest.approx(0.4 / 62)
+    assert s["c"] == pytest.approx(0.4 / 63 + 0.6 / 61)
+    assert sorted(s, key=lambda d: -s[d]) == ["a", "c", "b"]
+
+
+def test_minmax_edges() -> None:
+    assert minmax([]) == []
+    assert minmax([3.0]) == [1.0]
+    assert minmax([2.0, 2.0]) == [1.0, 1.0]
+    assert minmax([4.0, 2.0, 0.0]) == [1.0, 0.5, 0.0]
+
+
+def test_fuse_with_rank_mix_1_is_weighted_rrf_scaled() -> None:
+    rankings = [([("a", 9.0), ("b", 5.0), ("c", 1.0)], 0.4), ([("c", 0.9), ("a", 0.2)], 0.6)]
+    f = fuse(rankings, k=60, rank_mix=1.0)
+    r = weighted_rrf([(["a", "b", "c"], 0.4), (["c", "a"], 0.6)], k=60)
+    for d in r:
+        assert f[d] == pytest.approx(61 * r[d])  # rank 1 weighs exactly w_i
+    assert sorted(f, key=lambda d: -f[d]) == sorted(r, key=lambda d: -r[d])
+
+
+def test_fuse_with_rank_mix_0_combines_normalised_scores() -> None:
+    rankings = [([("a", 9.0), ("b", 5.0), ("c", 1.0)], 0.4), ([("c", 0.9), ("a", 0.2), ("d", 0.1)], 0.6)]
+    f = fuse(rankings, rank_mix=0.0)
+    assert f["a"] == pytest.approx(0.4 * 1.0 + 0.6 * (0.2 - 0.1) / 0.8)
+    assert f["b"] == pytest.approx(0.4 * 0.5)
+    assert f["c"] == pytest.approx(0.4 * 0.0 + 0.6 * 1.0)
+    assert f["d"] == pytest.approx(0.0)
+    # Half and half: the mean of the two fusions.
+    half = fuse(rankings, rank_mix=0.5)
+    full = fuse(rankings, rank_mix=1.0)
+    for d in f:
+        assert half[d] == pytest.approx((f[d] + full[d]) / 2)
+
+
+def test_score_fusion_keeps_the_size_of_a_lead() -> None:
+    """A document far ahead in BM25 but absent from the vector list beats one that is merely
+    second in both under score fusion; RRF cannot tell the lead from a hair."""
+    bm = [("rare", 30.0), ("both", 3.0), ("x", 2.9)]
+    vec = [("v1", 0.62), ("both", 0.61), ("y", 0.2)]
+    w = INTENT_WEIGHTS["recall"]
+    score = fuse([(bm, w[0]), (vec, w[1])], rank_mix=0.0)
+    rrf = fuse([(bm, w[0]), (vec, w[1])], rank_mix=1.0)
+    assert score["rare"] > score["both"]
+    assert rrf["both"] > rrf["rare"]
+
+
+# -- intents and queries ---------------------------------------------------------------------------
+def test_intent_weights_match_the_seed() -> None:
+    assert INTENT_WEIGHTS == {"recall": (0.6, 0.4), "explore": (0.3, 0.7), "exact": (0.8, 0.2), "general": (0.4, 0.6)}
+    for name, (b, v) in INTENT_WEIGHTS.items():
+        q = parse_query("what did we decide", name, "general")
+        assert (q.intent, q.w_bm25, q.w_vector) == (name, b, v)
+    assert parse_query("what did we decide", None, "general").intent == "general"
+    assert parse_query("what did we decide", None, "explore").intent == "explore"
+
+
+def test_a_quoted_phrase_is_exact() -> None:
+    q = parse_query('  "connection pool size"  ', None, "general")
+    assert q.intent == "exact" and q.phrase and (q.w_bm25, q.w_vector) == (0.8, 0.2)
+    assert q.keywords == "connection pool size" and q.semantic == "connection pool size"
+    # An explicit intent still wins, and the phrase stays a phrase.
+    q2 = parse_query('"connection pool size"', "explore", "general")
+    assert q2.intent == "explore" and q2.phrase
+
+
+def test_bad_queries_and_intents_are_refused() -> None:
+    for bad in ("", "   ", None):
+        with pytest.raises(InvalidInput):
+            parse_query(bad, None, "general")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="unknown intent"):
+        parse_query("x", "fuzzy", "general")
+
+
+def test_keyword_text_drops_function_words_only() -> None:
+    assert keyword_text("When did Caroline go to the LGBTQ support group?") == "caroline go lgbtq support group"
+    assert keyword_text("what is it") == "what is it"  # nothing but stopwords: keep them
+    assert keyword_text("the The THE cat") == "cat"
+    assert keyword_text("what is it", stopwords=False) == "what is it"
+
+
+def test_filters_are_validated() -> None:
+    f = make_filters("stm", type="decision", layer="semantic", tags=["a", "#b"], tag="c", since="2026-01-01", until="2026-02-01")
+    assert f.tags == ("c", "a", "b") and f.type == "decision" and f.since < f.until
+    for bad in ({"type": "nope"}, {"layer": "x"}, {"status": "gone"}, {"since": "yesterday-ish"}, {"colour": "red"},
+                {"since": "2026-02-01", "until": "2026-01-01"}, {"tags": [1]}):
+        with pytest.raises(InvalidInput):
+            make_filters("all", **bad)
+    with pytest.raises(InvalidInput, match="tier"):
+        make_filters("mid")
+
+
+# -- the budget allocator ------------------------------------------------------------------------
+def _item(key: str, text: str, score: float, vector=None, created_at=None, causal=frozenset()) -> Item:  # noqa: ANN001
+    return Item(key=key, score=score, texts=renderings(key[:8], "fact, 2026-03-01", text), vector=vector,
+                created_at=created_at, causal=causal)
+
+
+def test_render_mode_follows_the_remaining_budget() -> None:
+    assert mode_for(5000) == VERBATIM and mode_for(1000) == VERBATIM
+    assert mode_for(999) == FINGERPRINT and mode_for(100) == FINGERPRINT
+    assert mode_for(99) == HEADER and mode_for(0) == HEADER
+
+
+def test_render_modes_downgrade_when_they_do_not_fit() -> None:
+    long = " ".join(f"word{i} sentence part {i}." for i in range(300))  # ~1,500 tokens
+    it = _item("aaaaaaaa-1", long, 1.0)
+    v, f, h = it.cost(VERBATIM), it.cost(FINGERPRINT), it.cost(HEADER)
+    assert v > 1000 and f < v / 3 and h < f
+    assert fit(it, v + 10) == (VERBATIM, v)
+    assert fit(it, 1200) == (FINGERPRINT, f)  # verbatim asked for, does not fit: fingerprint
+    assert fit(it, 500) == (FINGERPRINT, f)
+    assert fit(it, f - 1) == (HEADER, h)  # fingerprint asked for, does not fit: header
+    assert fit(it, h - 1) is None  # not even the header: skipped
+    # A short memory is never "compressed" into something barely smaller.
+    short = _item("bbbbbbbb-2", "Alice prefers tabs.", 1.0)
+    assert fit(short, 50)[0] == VERBATIM
+
+
+def test_allocation_is_greedy_by_score_and_skips_what_does_not_fit() -> None:
+    big = _item("big", " ".join(["lorem ipsum"] * 600), 0.9)
+    small = [_item(f"s{i}", f"Small memory number {i} about cats.", 0.5 - i / 100) for i in range(5)]
+    a = allocate([big, *small], 300)
+    keys = [c.item.key for c in a.chosen]
+    assert keys[0] == "big" and a.chosen[0].mode == FINGERPRINT  # ~15 % of 1,200 tokens
+    assert keys[1:] == [s.key for s in small][: len(keys) - 1] and len(keys) > 1
+    # With ~100 tokens left a short memory is still shown whole (its fingerprint would be as
+    # long); below 100 the seed asks for headers.
+    assert a.chosen[1].mode == VERBATIM and all(c.mode == HEADER for c in a.chosen[2:])
+    assert a.used <= 300 and count_tokens(a.text) <= 300
+    b = allocate([big, *small], 120)  # even the fingerprint is too big now: header, then the rest
+    assert b.chosen[0].item.key == "big" and b.chosen[0].mode == HEADER and b.used <= 120
+
+
+def test_overlap_causal_and_session_terms() -> None:
+    e1 = np.array([1.0, 0.0], dtype=np.float32)
+    e2 = np.array([0.6, 0.8], dtype=np.float32)
+    chosen = [Chosen(_item("s", "x", 1.0, vector=e1, created_at=1000.0), VERBATIM, 5, 1.0)]
+    p = CBAParams()
+    base = _item("c", "y", 0.5, vector=e2)
+    assert adjusted_score(base, chosen, p) == pytest.approx(0.5 * (1 - 0.6))
+    linked = _item("c", "y", 0.5, vector=e2, causal=frozenset({"s"}))
+    assert adjusted_score(linked, chosen, p) == pytest.approx(0.5 * 0.4 * math.exp(-0.15))
+    near = _item("c", "y", 0.5, vector=e2, created_at=1000.0 + 3600)
+    assert adjusted_score(near, chosen, p) == pytest.approx(0.5 * 0.4 * 1.2)
+    far = _item("c", "y", 0.5, vector=e2, created_at=1000.0 + 7300)
+    assert adjusted_score(far, chosen, p) == pytest.approx(0.5 * 0.4)
+    assert adjusted_score(base, [], p) == 0.5
+
+
+def test_overlap_penalty_prefers_a_different_item() -> None:
+    same = np.array([1.0, 0.0], dtype=np.float32)
+    other = np.array([0.0, 1.0], dtype=np.float32)
+    a = _item("a", "PostgreSQL is our database.", 1.0, vector=same)
+    b = _item("b", "We use PostgreSQL as the database.", 0.9, vector=same)
+    c = _item("c", "Redis caches sessions.", 0.6, vector=other)
+    chosen = allocate([a, b, c], 10_000).chosen
+    assert [x.item.key for x in chosen] == ["a", "c"]  # b repeats a: it adds nothing
+
+
+_words = st.lists(st.sampled_from(["cat", "PostgreSQL", "décision", "🙂", "x", "the", "a\nb", "  ", "naïve", "12:30"]),
+                  min_size=1, max_size=400)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(_words.map(" ".join), min_size=0, max_size=25), budget=st.integers(0, 3000),
+       scores=st.lists(st.floats(0.0, 1.0), min_size=25, max_size=25), seed=st.integers(0, 2**16))
+def test_the_budget_is_never_exceeded(texts: list[str], budget: int, scores: list[float], seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    items = []
+    for i, t in enumerate(texts):
+        v = rng.normal(size=8).astype(np.float32)
+        items.append(_item(f"id{i:06d}", t, scores[i], vector=v / np.linalg.norm(v), created_at=float(rng.integers(0, 20000)),
+                           causal=frozenset({f"id{int(rng.integers(0, 25)):06d}"})))
+    a = allocate(items, budget)
+    assert a.used <= budget
+    assert count_tokens(a.text) <= budget
+    assert sum(c.tokens for c in a.chosen) <= budget
+    assert len({c.item.key for c in a.chosen}) == len(a.chosen)
