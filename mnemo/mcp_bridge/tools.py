@@ -198,16 +198,16 @@ def register_tools(server: MCPServer, link: DaemonLink) -> None:  # noqa: C901, 
     @tool("load_context", _ann("Load context for a conversation"))
     def load_context(
         query: Annotated[str, Field(min_length=1, description="The topic of the conversation or the person's request.")],
-        budget: Annotated[int, Field(ge=50, le=32000, description="The most tokens the context block may take (cl100k tokens).")] = 1500,
+        budget: Annotated[int | None, Field(ge=50, le=32000, description="The most tokens the block may take (cl100k tokens); default from the settings (recall.budget, 4000).")] = None,
+        session_id: Annotated[str | None, Field(description="The current conversation's id: its session notes come first, and the uses are recorded with it.")] = None,
     ) -> dict[str, Any]:
         """Compose a ready-to-use context block for the start of a conversation or task: pinned
-        memories, recent session notes and the memories and notes most relevant to the query,
-        packed to fit the token budget, each with its id. Use it once at the start; use recall
-        for specific questions later."""
-        result = link.call("context", query=query, budget=budget)
-        if isinstance(result, str):
-            return {"context": result, "budget": budget}
-        return result if isinstance(result, dict) else {"context": result, "budget": budget}
+        memories, recent session notes, and the memories and notes most relevant to the query,
+        packed to fit the token budget, each marked with its id. Use it once at the start; use
+        recall for specific questions later. Returns the block (context), the tokens it used and
+        the ids it shows."""
+        result = link.call("context", query=query, budget=budget, session_id=session_id)
+        return result if isinstance(result, dict) else {"context": result}
 
     @tool("get_memory", _ann("Get a memory", read_only=True, idempotent=True))
     def get_memory(memory_id: MemoryId) -> dict[str, Any]:
