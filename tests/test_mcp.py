@@ -194,6 +194,8 @@ async def check_session(s: ClientSession, tmp_path: Path) -> None:  # noqa: PLR0
                                                  "tags": ["food"]}))
     hits = data(await s.call_tool("recall", {"query": "Postgres billing JSONB", "k": 5}))["hits"]
     assert hits and hits[0]["id"] == pg["id"] and "Postgres" in hits[0]["content"]
+    assert data(await s.call_tool("recall", {"query": "Postgres billing", "since": "2999-01-01"}))["hits"] == []
+    assert "ISO-8601" in error(await s.call_tool("recall", {"query": "Postgres", "since": "last tuesday"}))
     got = data(await s.call_tool("get_memory", {"memory_id": pg["id"]}))
     assert got["tags"] == ["database", "billing"] and got["wing"] == "work" and got["source"] == "human"
     assert data(await s.call_tool("get_memory", {"memory_id": pg["id"][:8]}))["id"] == pg["id"]  # a prefix works

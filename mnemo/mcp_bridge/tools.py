@@ -185,6 +185,9 @@ def register_tools(server: MCPServer, link: DaemonLink) -> None:  # noqa: C901, 
         room: Room = None,
         tag: Annotated[str | None, Field(description="Only memories with this tag.")] = None,
         status: Annotated[StatusName | None, Field(description="Only memories with this status (default: active and promoted).")] = None,
+        since: Annotated[str | None, Field(description="Only memories created at or after this ISO-8601 time, e.g. 2026-03-01.")] = None,
+        until: Annotated[str | None, Field(description="Only memories created before this ISO-8601 time.")] = None,
+        session_id: Annotated[str | None, Field(description="The current conversation's id, recorded with the uses.")] = None,
         touch: Annotated[bool, Field(description="Count the results as used (reinforces them). Set false to just look.")] = True,
     ) -> dict[str, Any]:
         """Search long-term memory (saved memories and the notes of the person's Obsidian vault)
@@ -192,7 +195,7 @@ def register_tools(server: MCPServer, link: DaemonLink) -> None:  # noqa: C901, 
         projects or earlier conversations. Returns hits best first, each with its id; afterwards
         call observe_memory_usage with the ids you actually used."""
         hits = link.call("recall", query=query, k=k, intent=intent, tier=tier, type=type, layer=layer, wing=wing,
-                         room=room, tag=tag, status=status, touch=touch)
+                         room=room, tag=tag, status=status, since=since, until=until, session_id=session_id, touch=touch)
         return {"query": query, "hits": [hit_view(h) for h in hits]}
 
     @tool("load_context", _ann("Load context for a conversation"))
