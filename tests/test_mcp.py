@@ -317,13 +317,18 @@ def test_two_bridges_share_one_daemon(mcp_home: Path, tmp_path: Path) -> None:
 
 
 # -- 3. stdout carries nothing but the protocol; the bridge never loads the model stack --------------
-def test_stdout_is_only_protocol(mcp_home: Path) -> None:
+def test_stdout_is_only_protocol(mcp_home: Path, vault: Path, tmp_path: Path) -> None:
+    """A whole session (with a vault this time) through a transport that reads the bridge's
+    stdout line by line and parses each line on its own."""
+    (vault / "Ideas.md").write_text("# Ideas\n\nA garden of small scripts, tended weekly.\n")
+    (tmp_path / "outside.md").write_text("# Outside\n\nsecret-outside-the-vault\n")
     lines: list[str] = []
     stderr = b""
 
     async def session() -> None:
         nonlocal stderr
-        proc = await anyio.open_process([sys.executable, "-c", PROBE], env={**os.environ, **bridge_env(mcp_home)})
+        proc = await anyio.open_process([sys.executable, "-c", PROBE],
+                                        env={**os.environ, **bridge_env(mcp_home), "MNEMO_VAULT": str(vault)})
         to_client, client_read = anyio.create_memory_object_stream[SessionMessage | Exception](100)
         client_write, to_server = anyio.create_memory_object_stream[SessionMessage](100)
 
@@ -361,7 +366,11 @@ def test_stdout_is_only_protocol(mcp_home: Path) -> None:
                 m = data(await s.call_tool("save_memory", {"content": "Staging runs on Debian 12 since March."}))
                 error(await s.call_tool("get_memory", {"memory_id": "zzzzzzzz"}))
                 error(await s.call_tool("recall", {"query": ""}))
-                error(await s.call_tool("read_note", {"path_or_title": "../../etc/passwd"}))
+                # read_note stays inside the vault
+                assert "garden of small scripts" in data(await s.call_tool("read_note", {"path_or_title": "Ideas.md"}))["body"]
+                for escape in ("../outside.md", str(tmp_path / "outside.md"), "../../etc/passwd"):
+                    refused = error(await s.call_tool("read_note", {"path_or_title": escape}))
+                    assert "the vault" in refused and "secret-outside" not in refused
                 data(await s.call_tool("recall", {"query": "staging Debian"}))
                 data(await s.call_tool("observe_memory_usage", {"memory_ids": [m["id"]]}))
                 data(await s.call_tool("gc", {}))
@@ -378,4 +387,5 @@ def test_stdout_is_only_protocol(mcp_home: Path) -> None:
     loaded = re.search(r"LOADED=(\[.*\])", stderr.decode())
     assert loaded, stderr.decode()[-2000:]
     assert json.loads(loaded.group(1)) == []  # no torch, sentence-transformers, spaCy or chromadb
+    assert not any("secret-outside" in line for line in lines)
     assert "bridge starting" in (mcp_home / "mcp.log").read_text()
