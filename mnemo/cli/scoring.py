@@ -21,7 +21,7 @@ def _explain_text(d: dict) -> str:
         f"{d['id']}  ({d['type']}, {d['effective_layer']} layer, {d['status']}{', pinned' if d['pinned'] else ''})",
         f"retention  {d['retention']:.4f}  = amplitude {rf['amplitude']:.4f} × decay {rf['decay']:.4f}"
         f" × layer age {rf['layer_age']:.4f} × type {rf['type_decay']:.4f}",
-        f"  amplitude: (uses+1)^β·strength = {rf['evidence']:.3f} → {rf['evidence'] / (1 + rf['evidence']):.4f},"
+        f"  amplitude: (uses+1)^β·strength = {rf['evidence']:.3f} → {rf['evidence_bounded']:.4f},"
         f" + reinforcement {rf['reinforcement']:.4f}",
         f"  decay: {rf['model']}/{rf['mode']}, half-life {hl(rf['half_life_days'])} (trust ×{rf['trust_factor']:.3g}),"
         f" idle {rf['idle_activity_days']:g} activity days",

@@ -76,6 +76,7 @@ class RetentionFactors:
     retention: float
     amplitude: float
     evidence: float
+    evidence_bounded: float
     reinforcement: float
     decay: float
     layer_age: float
@@ -138,7 +139,8 @@ def retention_factors(
         eta = dk.type_decay(memory_type, age_calendar_days)
     r = min(1.0, max(0.0, m * d * la * eta))
     return RetentionFactors(
-        retention=r, amplitude=m, evidence=e, reinforcement=rho, decay=d, layer_age=la, type_decay=eta,
+        retention=r, amplitude=m, evidence=e, evidence_bounded=e / (1.0 + e), reinforcement=rho, decay=d,
+        layer_age=la, type_decay=eta,
         half_life_days=h, layer_half_life_days=lh, trust_factor=tf, idle_activity_days=float(idle_days),
         age_activity_days=float(age_days), age_calendar_days=float(age_calendar_days), layer=layer,
         model=params.decay_model, mode=params.retention_mode, clocks=dict(CLOCKS),
