@@ -52,8 +52,9 @@ def test_save_then_recall_ranks_it_first_with_no_network(tmp_path: Path) -> None
     rec = mnemo("recall", "which database did we choose?", "--json")
     assert rec.returncode == 0, rec.stderr
     hits = json.loads(rec.stdout)["hits"]
-    assert len(hits) == 7
-    assert hits[0]["id"] == out["id"]
+    # The relevance floor may drop the unrelated ones; whatever comes back, ours is first.
+    assert hits and hits[0]["id"] == out["id"]
+    assert all(h["score"] <= hits[0]["score"] for h in hits)
     assert {"id", "score", "content", "tier", "meta"} <= set(hits[0])
     assert "Traceback" not in rec.stderr
 
