@@ -334,12 +334,13 @@ class Mnemo:
         return gc(self, dry_run=dry_run)
 
     # -- the dream cycle (logic in lifecycle/dream/) ------------------------------------------
-    def dream(self, dry_run: bool = False, steps: Sequence[str] | str | None = None) -> dict[str, Any]:
+    def dream(self, dry_run: bool = False, steps: Sequence[str] | str | None = None,
+              progress: Progress | None = None) -> dict[str, Any]:
         """Plan the dream cycle's steps and, unless ``dry_run``, apply them through the journal
         (an interrupted run is finished first); a report note goes into ``Dreams/``."""
         from .lifecycle.dream import dream
 
-        return dream(self, dry_run=dry_run, steps=steps)
+        return dream(self, dry_run=dry_run, steps=steps, progress=progress)
 
     def dream_review(self) -> list[dict[str, Any]]:
         """Clusters of near-duplicates that wait for a person's decision."""

@@ -191,3 +191,19 @@ def test_dry_run_leaves_store_and_vault_byte_identical(mind, vault: Path) -> Non
     applied = mind.dream()
     assert [(o["kind"], o["key"]) for o in applied["ops"] if o["kind"] != "report"] == [(o["kind"], o["key"]) for o in plan["ops"]]
     assert applied["run_id"] == plan["run_id"]
+
+
+def test_the_forgetting_pass_archives_and_freezes_and_restore_brings_back(mind) -> None:
+    for k in range(1, 40):
+        mind.store.mark_activity(mind.now() - k * DAY)
+    faded = _old(mind, "A passing remark about the weather that nobody needed again.", days=12, type="fact").id
+    gone = _old(mind, "A remark about a lunch order from two months ago.", days=60, type="fact").id
+    kept = _old(mind, "A pinned remark that must stay.", days=60, type="fact", pinned=True).id
+    result = mind.dream(steps=["forget"])
+    assert mind.get(faded).status == Status.ARCHIVED and mind.get(gone).status == Status.COLD
+    assert mind.get(kept).status == Status.ACTIVE
+    assert gone not in mind.index.get_vectors("memories", [gone])  # out of the hot index, kept quantized
+    report = (mind.settings.vault / result["report"]).read_text()
+    assert "## Archived (faded) (1)" in report and "## Cold storage (1)" in report
+    back = mind.restore(gone)
+    assert back.status == Status.ACTIVE and gone in mind.index.get_vectors("memories", [gone])

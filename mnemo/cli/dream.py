@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from . import App, cli
-from .output import emit, short
+from .output import emit, progress, short
 
 pass_app = click.make_pass_decorator(App)
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON (stdout carries only the payload).")
@@ -55,9 +55,14 @@ def dream(ctx: click.Context, dry_run: bool, steps: str | None, as_json: bool) -
     """Run the dream cycle: consolidate, split, link, forget, and write a report note."""
     if ctx.invoked_subcommand is not None:
         return
+    from ..lifecycle.dream.steps import select_steps
+
     app = ctx.find_object(App)
-    with app.engine() as m:
-        result = m.dream(dry_run=dry_run, steps=steps)
+    chosen = select_steps(steps, app.settings.dream.steps)  # a bad name fails before anything opens
+    # One tick per step planned, and (unless a dry run) per step applied and for the report.
+    total = len(chosen) if dry_run else 2 * len(chosen) + 1
+    with app.engine() as m, progress(total, "dreaming", as_json) as bar:
+        result = m.dream(dry_run=dry_run, steps=chosen, progress=bar)
     emit(result, as_json, _plan_text)
 
 

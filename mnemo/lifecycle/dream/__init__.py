@@ -17,6 +17,30 @@ confirms relations and merges.
 
 from __future__ import annotations
 
-from .runner import STEPS, decide, dream, review, select_steps
+from typing import TYPE_CHECKING, Any
+
+from .steps import STEPS, select_steps
+
+if TYPE_CHECKING:
+    from ...engine import Mnemo
 
 __all__ = ["STEPS", "decide", "dream", "review", "select_steps"]
+
+
+# The runner (numpy, the index, the vault) loads on first use, not when the package is imported.
+def dream(engine: Mnemo, **kwargs: Any) -> dict[str, Any]:
+    from .runner import dream as run
+
+    return run(engine, **kwargs)
+
+
+def review(engine: Mnemo) -> list[dict[str, Any]]:
+    from .runner import review as run
+
+    return run(engine)
+
+
+def decide(engine: Mnemo, cluster_id: str, accept: bool) -> dict[str, Any]:
+    from .runner import decide as run
+
+    return run(engine, cluster_id, accept)

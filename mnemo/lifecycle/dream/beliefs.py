@@ -8,11 +8,11 @@ per conflicting memory (``meta.belief_probe`` records which)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...clock import iso
 from ...models import Link
+from .context import set_fields
 from .journal import Op
 from .relate import relations
 
@@ -68,8 +68,8 @@ def apply_conflict(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
             engine.store.add_links([Link(p["new"], p["old"], "conflicts", p["origin"], p["weight"], actx.now)])
         if p["new"] not in done:
             probe = {"conflicts_with": [*done, p["new"]], "at": iso(actx.now)}
-            engine.store.update_memory(replace(old, importance=round(before * p["factor"], 6), updated_at=actx.now,
-                                               meta={**old.meta, "belief_probe": probe}))
+            set_fields(engine, old.id, importance=round(before * p["factor"], 6), updated_at=actx.now,
+                       meta={**old.meta, "belief_probe": probe})
         else:
             before = before / p["factor"] if p["factor"] else before  # an earlier attempt applied it
     return {"new": p["new"], "old": p["old"], "importance": [round(before, 6), round(before * p["factor"], 6)]}

@@ -37,6 +37,8 @@ class PlanContext:
     claimed: set[str] = field(default_factory=set)
     shared: dict[str, Any] = field(default_factory=dict)  # results one step computes for another (clusters)
     _live: dict[str, Memory] | None = None
+    _live_view: dict[str, Memory] | None = None
+    _live_claimed: int = -1
     _vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
     def all_live(self) -> dict[str, Memory]:
@@ -48,8 +50,12 @@ class PlanContext:
         return self._live
 
     def live(self) -> dict[str, Memory]:
-        """Active and promoted memories no earlier step has claimed, by id (sorted by id)."""
-        return {i: m for i, m in self.all_live().items() if i not in self.claimed}
+        """Active and promoted memories no earlier step has claimed, by id (sorted by id).
+        Cached until ``claimed`` grows (it only ever grows)."""
+        if self._live_view is None or self._live_claimed != len(self.claimed):
+            self._live_view = {i: m for i, m in self.all_live().items() if i not in self.claimed}
+            self._live_claimed = len(self.claimed)
+        return self._live_view
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         want = [i for i in ids if i not in self._vectors]
@@ -164,3 +170,21 @@ def history_dir_name(started_at: float, run_id: str) -> str:
     from datetime import UTC, datetime
 
     return datetime.fromtimestamp(started_at, tz=UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + run_id
+
+
+_SETTABLE = {"status", "layer", "archived_at", "updated_at", "meta", "note_path", "importance", "superseded_by"}
+
+
+def set_fields(engine: Mnemo, memory_id: str, **fields: Any) -> None:
+    """Change a few columns of a memory in place. Only fields outside the keyword index
+    (content and tags are in FTS5; these are not), so no FTS rewrite is needed: with thousands
+    of memories a full ``update_memory`` costs an FTS scan per call."""
+    import json
+
+    unknown = set(fields) - _SETTABLE
+    if unknown:
+        raise ValueError(f"set_fields cannot set {sorted(unknown)}")
+    cols = {k: (json.dumps(v, ensure_ascii=False) if k == "meta" else (v.value if hasattr(v, "value") else v))
+            for k, v in fields.items()}
+    sets = ", ".join(f"{k} = :{k}" for k in cols)
+    engine.store.execute(f"UPDATE memories SET {sets} WHERE id = :id", {**cols, "id": memory_id})

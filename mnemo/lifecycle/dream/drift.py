@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from ...clock import iso
+from .context import set_fields
 from .journal import Op
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def apply_flag(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     flag = {"missing": op.payload["missing"], "at": iso(actx.now)}
     if m.meta.get(FLAG) != flag:
         with engine.write_lock:
-            engine.store.update_memory(replace(m, meta={**m.meta, FLAG: flag}, updated_at=actx.now))
+            set_fields(engine, m.id, meta={**m.meta, FLAG: flag}, updated_at=actx.now)
     return {"id": m.id, "missing": op.payload["missing"]}
 
 
@@ -108,7 +108,7 @@ def apply_unflag(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
         return {"status": "skipped", "id": op.payload["id"], "reason": "the memory no longer exists"}
     if FLAG in m.meta:
         with engine.write_lock:
-            engine.store.update_memory(replace(m, meta={k: v for k, v in m.meta.items() if k != FLAG}, updated_at=actx.now))
+            set_fields(engine, m.id, meta={k: v for k, v in m.meta.items() if k != FLAG}, updated_at=actx.now)
     return {"id": m.id}
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...models import Layer, Status
 from ..gc import plan as gc_plan
+from .context import set_fields
 from .journal import Op
 
 if TYPE_CHECKING:
@@ -68,8 +69,7 @@ def apply_archive(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
         return {"status": "skipped", "id": mid, "reason": why}
     layer = Layer(op.payload["layer"]) if op.payload.get("layer") else m.layer
     with engine.write_lock:
-        engine.store.update_memory(replace(m, status=Status.ARCHIVED, layer=layer, archived_at=actx.now,
-                                           updated_at=actx.now))
+        set_fields(engine, mid, status=Status.ARCHIVED, layer=layer, archived_at=actx.now, updated_at=actx.now)
     actx.touch_meta(mid)
     return {"id": mid, "reason": op.payload["reason"]}
 
@@ -100,7 +100,7 @@ def apply_layer(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     if m.layer.value != op.payload["from"]:
         return {"status": "skipped", "id": mid, "reason": f"its layer is {m.layer.value} now"}
     with engine.write_lock:
-        engine.store.update_memory(replace(m, layer=Layer(op.payload["to"]), updated_at=actx.now))
+        set_fields(engine, mid, layer=Layer(op.payload["to"]), updated_at=actx.now)
     actx.touch_meta(mid)
     return {"id": mid, "to": op.payload["to"]}
 

@@ -31,6 +31,7 @@ from ...errors import ConflictError, MnemoError, VaultError
 from ...models import MAX_CONTENT_BYTES, Fingerprint, Layer, Link, Memory, Status
 from ...store.sqlite import content_hash
 from .cluster import Cluster, find_clusters, known
+from .context import set_fields
 from .journal import Op, checkpoint
 
 if TYPE_CHECKING:
@@ -156,20 +157,19 @@ def plan(ctx: PlanContext) -> list[Op]:
     seen = known(ctx.engine)
     only: set[str] | None = ctx.shared.get("only_clusters")
     ops: list[Op] = []
+    live = ctx.live()  # clusters are disjoint: what one merge claims, no other cluster holds
     if only is None:
         for c, blocked in auto_merges(ctx):
             if blocked or seen.get(c.id, {}).get("status") in ("rejected", "merged"):
                 continue
-            live = ctx.live()
-            members = [live[i] for i in c.members if i in live]
+            members = [live[i] for i in c.members if i in live and i not in ctx.claimed]
             if len(members) != c.size or ctx.engine.store.get_memory(merged_id(c.id)) is not None:
                 continue
             ops.append(_op(ctx, c.id, members, c.cohesion, accepted=False))
     for cid, row in sorted(seen.items()):
         if row["status"] != "accepted" or (only is not None and cid not in only):
             continue
-        live = ctx.live()
-        members = [live[i] for i in row["members"] if i in live]
+        members = [live[i] for i in row["members"] if i in live and i not in ctx.claimed]
         if len(members) == len(row["members"]) >= 2 and ctx.engine.store.get_memory(merged_id(cid)) is None:
             ops.append(_op(ctx, cid, members, float(row["cohesion"]), accepted=True))
     return ops
@@ -274,10 +274,9 @@ def apply_merge(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
             engine.store.add_links(links)
             for m in members:
                 note = notes.get(m.id)
-                engine.store.update_memory(replace(
-                    m, status=Status.ARCHIVED, archived_at=now, updated_at=now,
-                    note_path=note["archive_to"] if note else m.note_path,
-                    meta={**(m.meta or {}), "consolidated_into": new_id}))
+                set_fields(engine, m.id, status=Status.ARCHIVED, archived_at=now, updated_at=now,
+                           note_path=note["archive_to"] if note else m.note_path,
+                           meta={**(m.meta or {}), "consolidated_into": new_id})
             conn.execute(
                 "INSERT INTO dream_clusters (id, members, cohesion, status, first_seen, updated_at, merged_into) "
                 "VALUES (?, ?, ?, 'merged', ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = 'merged', "
@@ -296,10 +295,9 @@ def apply_merge(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
 
 def _queue_enrichment(engine: Mnemo, ids: list[str], now: float) -> None:
     """New memories get their entity index and links from the graph's enrichment queue."""
-    if engine.store.query("SELECT 1 FROM sqlite_master WHERE name = 'enrich_queue'"):
-        from ...graph import db
+    from ...graph import db
 
-        db.queue(engine.store, ids, now)
+    db.queue(engine.store, ids, now)
 
 
 def _notes(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from ...clock import iso
 from ...errors import InvalidInput, MnemoError, NotFound
 from .context import ApplyContext, PlanContext
 from .journal import MAX_ATTEMPTS, Journal, Op, checkpoint
+from .steps import select_steps
 
 if TYPE_CHECKING:
     from ...engine import Mnemo
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GROUP = 200  # operations applied between two flushes of the vector index
+Progress = Callable[[int], None]
 
 
 def _modules() -> dict[str, ModuleType]:
@@ -41,21 +43,6 @@ def _modules() -> dict[str, ModuleType]:
 
     mods = [forget, cluster, merge, split, supersede, beliefs, bridges, cards, drift, prune]
     return {m.NAME: m for m in mods}
-
-
-STEPS = ("forget", "cluster", "merge", "split", "supersede", "beliefs", "bridges", "cards", "drift", "prune")
-
-
-def select_steps(steps: Sequence[str] | str | None, configured: Sequence[str] = ()) -> list[str]:
-    """The steps to run, in the cycle's order. ``None`` means the configured ones (all when
-    none are configured)."""
-    if isinstance(steps, str):
-        steps = [s for s in steps.replace(" ", ",").split(",") if s]
-    chosen = list(steps or configured or STEPS)
-    unknown = [s for s in chosen if s not in STEPS]
-    if unknown:
-        raise InvalidInput(f"unknown dream step(s): {', '.join(unknown)}", hint=f"choose from: {', '.join(STEPS)}")
-    return [s for s in STEPS if s in chosen]
 
 
 def _appliers() -> dict[str, Callable[..., dict[str, Any]]]:
@@ -68,7 +55,8 @@ def _appliers() -> dict[str, Callable[..., dict[str, Any]]]:
 
 
 # -- planning -------------------------------------------------------------------------------------
-def plan(engine: Mnemo, steps: list[str], now: float, only_clusters: set[str] | None = None) -> tuple[list[Op], dict[str, float]]:
+def plan(engine: Mnemo, steps: list[str], now: float, only_clusters: set[str] | None = None,
+         progress: Progress | None = None) -> tuple[list[Op], dict[str, float]]:
     vault = engine.settings.vault if engine.settings.vault and engine.settings.vault.is_dir() else None
     ctx = PlanContext(engine=engine, now=now, cfg=engine.settings.dream, vault=vault)
     if only_clusters is not None:
@@ -80,6 +68,8 @@ def plan(engine: Mnemo, steps: list[str], now: float, only_clusters: set[str] | 
         t0 = time.perf_counter()
         ops += mods[name].plan(ctx)
         seconds[name] = time.perf_counter() - t0
+        if progress:
+            progress(1)
     for i, op in enumerate(ops, start=1):
         op.seq = i
     return ops, seconds
@@ -105,7 +95,8 @@ def _groups(ops: list[Op]) -> list[list[Op]]:
     return out
 
 
-def apply(engine: Mnemo, run_id: str, started_at: float, ops: list[Op], seconds: dict[str, float]) -> None:
+def apply(engine: Mnemo, run_id: str, started_at: float, ops: list[Op], seconds: dict[str, float],
+          progress: Progress | None = None) -> None:
     from ...vault import vault_lock
 
     journal = Journal(engine.store)
@@ -118,8 +109,9 @@ def apply(engine: Mnemo, run_id: str, started_at: float, ops: list[Op], seconds:
     if given_up:
         journal.settle(run_id, given_up, engine.now())
     todo = [op for op in todo if op.status == "planned"]
+    groups = _groups(todo)
     with vault_lock(engine):
-        for group in _groups(todo):
+        for n, group in enumerate(groups):
             t0 = time.perf_counter()
             step = group[0].step
             journal.attempt(run_id, [op.seq for op in group])
@@ -137,6 +129,8 @@ def apply(engine: Mnemo, run_id: str, started_at: float, ops: list[Op], seconds:
             journal.settle(run_id, group, engine.now())
             checkpoint(f"{step}:done")
             seconds[step] = seconds.get(step, 0.0) + time.perf_counter() - t0
+            if progress and (n + 1 == len(groups) or groups[n + 1][0].step != step):
+                progress(1)  # a step (or the report) is applied
 
 
 def counts(ops: Sequence[Op], status: str | None = None) -> dict[str, dict[str, int]]:
@@ -169,16 +163,17 @@ def _finish(engine: Mnemo, run_id: str, journal: Journal) -> dict[str, Any]:
 
 
 def dream(engine: Mnemo, dry_run: bool = False, steps: Sequence[str] | str | None = None,
-          only_clusters: set[str] | None = None) -> dict[str, Any]:
-    """Plan the selected steps and, unless ``dry_run``, apply them (see the module docstring)."""
+          only_clusters: set[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """Plan the selected steps and, unless ``dry_run``, apply them (see the module docstring).
+    ``progress(1)`` is called as each step is planned and as each step with work is applied."""
     t_start = time.perf_counter()
     journal = Journal(engine.store)
     unfinished = journal.unfinished()
     if unfinished is not None:
-        return _resume(engine, unfinished, dry_run, t_start)
+        return _resume(engine, unfinished, dry_run, t_start, progress)
     chosen = select_steps(steps, engine.settings.dream.steps)
     now = engine.now()
-    ops, plan_seconds = plan(engine, chosen, now, only_clusters)
+    ops, plan_seconds = plan(engine, chosen, now, only_clusters, progress)
     run_id = run_id_for(now, journal.count(), ops)
     base = {"run_id": run_id, "started_at": iso(now), "steps": chosen, "resumed": False}
     if dry_run:
@@ -189,14 +184,15 @@ def dream(engine: Mnemo, dry_run: bool = False, steps: Sequence[str] | str | Non
     journal.begin(run_id, now, chosen, ops)
     checkpoint("planned")
     apply_seconds: dict[str, float] = {}
-    apply(engine, run_id, now, ops, apply_seconds)
+    apply(engine, run_id, now, ops, apply_seconds, progress)
     out = _finish(engine, run_id, journal)
     return {**base, "dry_run": False, **out, "counts": counts(ops), "review": review(engine),
             "seconds": {"plan": _round(plan_seconds), "apply": _round(apply_seconds),
                         "total": round(time.perf_counter() - t_start, 3)}}
 
 
-def _resume(engine: Mnemo, run: dict[str, Any], dry_run: bool, t_start: float) -> dict[str, Any]:
+def _resume(engine: Mnemo, run: dict[str, Any], dry_run: bool, t_start: float,
+            progress: Progress | None = None) -> dict[str, Any]:
     journal = Journal(engine.store)
     run_id = run["id"]
     ops = journal.ops(run_id)
@@ -208,7 +204,7 @@ def _resume(engine: Mnemo, run: dict[str, Any], dry_run: bool, t_start: float) -
                 "seconds": {"total": round(time.perf_counter() - t_start, 3)}}
     log.info("finishing dream run %s, which was interrupted", run_id)
     apply_seconds: dict[str, float] = {}
-    apply(engine, run_id, float(run["started_at"]), ops, apply_seconds)
+    apply(engine, run_id, float(run["started_at"]), ops, apply_seconds, progress)
     out = _finish(engine, run_id, journal)
     return {**base, "dry_run": False, **out, "counts": counts(ops), "review": review(engine),
             "seconds": {"apply": _round(apply_seconds), "total": round(time.perf_counter() - t_start, 3)}}
