@@ -138,7 +138,7 @@ class JudgeSettings:
 class GraphSettings:
     lookback: int = 50  # recent memories a new one is compared with for causal links (Go MIRA seed)
     lookback_days: float = 30.0  # ... no older than this
-    entity_links: int = 5  # shares_entity links per entity per memory, so hubs stay sparse
+    entity_links: int = 3  # shares_entity links per entity per memory, so hubs stay sparse
     context_links: int = 5  # was_context_for links per saved memory
 
 

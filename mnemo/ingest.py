@@ -113,7 +113,7 @@ def ingest(
             progress(max(0, round(n * n_turns / len(drafts))))
 
     if dry_run:
-        results = _dry_run(engine, drafts, pipeline)
+        results = _dry_run(engine, drafts)
         planned = plan_links(engine, [r.memory for r in results if r.created], report)
         if progress:
             progress(n_turns)
@@ -158,8 +158,9 @@ def ingest(
     }
 
 
-def _dry_run(engine: Mnemo, drafts: list[tuple[Memory, bool]], pipeline: Any) -> list[Any]:
+def _dry_run(engine: Mnemo, drafts: list[tuple[Memory, bool]]) -> list[Any]:
     """What the write path would decide, without writing: the surprise rule's duplicates."""
+    from . import pipeline
     from .models import SaveResult
 
     if not drafts:

@@ -87,7 +87,15 @@ def main() -> None:
         settings = load_settings(home=Path(tmp) / "home", overrides={"embedding.model": args.embedder})
         embedder = make_embedder(args.embedder)
         embedder.embed(["warm up the model"])
-        nlp()  # models load once per process; the figure is the steady rate
+        model = nlp()  # models load once per process; the figure is the steady rate
+        # The same machine's bare rates, for scale (a busy machine slows everything alike).
+        sample = [t["content"] for t in generate(600, seed=3)]
+        t = time.perf_counter()
+        embedder.embed(sample)
+        embed_rate = len(sample) / (time.perf_counter() - t)
+        t = time.perf_counter()
+        list(model.pipe(sample, batch_size=64))
+        spacy_rate = len(sample) / (time.perf_counter() - t)
         with Mnemo(settings, clock=Clock(1_770_000_000.0 + args.turns * 90 + 60), embedder=embedder) as m:
             _ = m.index
             t = time.perf_counter()
@@ -104,6 +112,8 @@ def main() -> None:
                 "by_type": result["by_type"],
                 "links": result["links"],
                 "embedder": args.embedder,
+                "bare_embedder_texts_per_second": round(embed_rate, 1),
+                "bare_spacy_docs_per_second": round(spacy_rate, 1),
             }
             if args.import_check:
                 numbers.update(_import_check(m, Path(tmp), embedder))
@@ -114,6 +124,8 @@ def main() -> None:
     print(f"kept {numbers['memories_kept']} memories {numbers['by_type']}; {numbers['duplicates_not_stored']} duplicates not stored; "
           f"{numbers['chatter_turns']} chatter turns and {numbers['dropped_sentences']} sentences dropped")
     print(f"links: {numbers['links']}")
+    print(f"for scale, on this machine now: bare embedder {numbers['bare_embedder_texts_per_second']} texts/s, "
+          f"spaCy {numbers['bare_spacy_docs_per_second']} docs/s")
     if args.import_check:
         print(f"import: {numbers['import_per_second']} memories/s; bare embedder {numbers['embedder_per_second']} texts/s "
               f"({numbers['import_ratio']:.0%})")

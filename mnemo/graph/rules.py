@@ -14,13 +14,17 @@ every rule asks for evidence beyond a shared word:
   *the Redis timeouts*", "*the outage* led to"), so a reason that is about something else does
   not link. A cue that points back with a pronoun ("because of that", "so we ...") links to
   the memory said just before, in the same conversation, one turn apart at most. Per cue, only
-  the best-matching memory is linked.
+  the best-matching memory is linked. A reported problem explained later ("the TimeoutError
+  happens because the test starts too early") gets the explanation as its cause.
 - **Direction**: a causal link runs from cause to effect, earlier to later: ``old → new`` with
   ``rel`` saying how the new one relates (it happened *because* of the old, the old
   *triggered* it, it *resolves* / *updates* / *contradicts* the old). ``supersedes`` runs
   ``new → old`` ("new supersedes old"); ``conflicts`` runs new → old and means both ways.
 - **Supersedes**: same type, and the new one states an update (cue) of an older one on the same
-  subject, or states an update that is mutually exclusive with it. **Conflicts**: mutually
+  subject, or states an update that is mutually exclusive with it. A decision replaces only a
+  decision that chose something for the same thing, or what the update says it moves away from
+  ("switched from chunked reads" replaces "stream in chunks"); a preference only the same
+  person's. **Conflicts**: mutually
   exclusive statements of the same type with no update cue (both stand; a person or the dream
   cycle decides). Mutually exclusive means the same statement with the polarity flipped
   ("likes" / "does not like"), an antonym swapped (dark / light, tabs / spaces), the chosen
