@@ -20,6 +20,7 @@ from mnemo.errors import InvalidInput
 from mnemo.models import Link
 from mnemo.nlp.embedder import HashEmbedder
 from mnemo.nlp.tokens import count_tokens
+from mnemo.recall.filters import make_filters
 from mnemo.scoring.retention import retentions
 from mnemo.scoring.review import review_priority
 from mnemo.setup import init_home
@@ -335,3 +336,25 @@ def test_context_cli_prints_the_block(home: Path, clock: Clock) -> None:
     assert "## Pinned memories" in text.output and "/200 tokens" in text.output
     bad = CliRunner().invoke(cli, ["context", "x", "--budget", "0"], env=env)
     assert bad.exit_code == 2
+
+
+def test_very_common_words_are_left_to_vectors_on_big_stores(engine: Mnemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pruning of recall/keywords.py, at a small scale (thresholds lowered): document
+    frequencies come from FTS5's own stems, and a word in most memories no longer drives BM25."""
+    from mnemo.recall import keywords
+    from mnemo.recall.query import parse_query
+
+    m = engine
+    m.save_many([{"content": f"the team was running sprint number {i}"} for i in range(40)])
+    rare = m.save("the team adopted a zebrafish mascot").memory
+    df = keywords.document_frequencies(m, ["runs", "team", "zebrafish", "unicorn"])
+    assert df == {"runs": 40, "team": 41, "zebrafish": 1, "unicorn": 0}  # "runs" and "running" share a stem
+    before = table_hashes(m)
+    assert keywords.prune_common(m, ["team", "zebrafish"]) == ["team", "zebrafish"]  # a small store: no pruning
+    monkeypatch.setattr(keywords, "COMMON_MIN_DF", 10)
+    assert keywords.prune_common(m, ["team", "zebrafish"]) == ["zebrafish"]
+    assert keywords.prune_common(m, ["team", "running"]) == ["running"]  # all common: the rarest stays
+    ranked = keywords.memory_bm25(m, parse_query("team zebrafish", None, "general"), make_filters(), 10)
+    assert [i for i, _ in ranked] == [rare.id]
+    assert m.recall("team zebrafish", k=3, touch=False)[0].id == rare.id
+    assert table_hashes(m) == before  # stemming and counting write nothing to the store

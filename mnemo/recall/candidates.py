@@ -13,13 +13,14 @@ best-ranked chunk of that note among the candidates, else the note's first chunk
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..models import Hit, Memory, Status
-from ..store.sqlite import fts_query
 from .filters import Filters
+from .keywords import memory_bm25
 from .query import Query
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Candidate:
 
     id: str
     tier: str
-    memory: Memory | None = None  # the memory, or the memory that owns the chunk's note
+    memory: Memory | None = None  # the memory (loaded for the head only), or the chunk note's owner
     hit: Hit | None = None  # a chunk's hit (path, heading, text)
     bm25: float | None = None
     bm25_rank: int | None = None
@@ -47,6 +48,8 @@ class Candidate:
     reason: str = "match"  # match | link | review
     via: str | None = None  # link expansion: the hit it was reached from
     context_from: str | None = None  # conversation context: the neighbouring turn that lent relevance
+    session_id: str | None = None  # from the light row (before the memory is loaded)
+    note_path: str | None = None
 
     @property
     def memory_id(self) -> str | None:
@@ -57,7 +60,7 @@ class Candidate:
     def note(self) -> str | None:
         if self.hit is not None:
             return self.hit.path
-        return self.memory.note_path if self.memory is not None else None
+        return self.memory.note_path if self.memory is not None else self.note_path
 
     @property
     def created_at(self) -> float | None:
@@ -75,20 +78,6 @@ class Pool:
 
     def rankings(self, w_bm25: float, w_vector: float) -> list[tuple[Ranking, float]]:
         return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
-
-
-def memory_bm25(engine: Mnemo, q: Query, filters: Filters, n: int) -> Ranking:
-    """(memory id, BM25) best first; FTS5's bm25() is smaller-is-better, so it is negated."""
-    match = fts_query(q.keywords, "phrase" if q.phrase else "or")
-    if match is None or n <= 0:
-        return []
-    extra, params = filters.sql("m")
-    rows = engine.store.query(
-        "SELECT f.id, bm25(memories_fts, 0.0, 1.0, 0.5) AS s FROM memories_fts f JOIN memories m ON m.id = f.id "
-        f"WHERE memories_fts MATCH ? {extra} ORDER BY s LIMIT ?",
-        [match, *params, int(n)],
-    )
-    return [(r[0], -float(r[1])) for r in rows]
 
 
 def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int) -> Ranking:
@@ -131,6 +120,24 @@ def _first_chunks(engine: Mnemo, memory_ids: list[str]) -> dict[str, str]:
     return out
 
 
+LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, session_id, note_path"
+
+
+def light_rows(engine: Mnemo, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The columns filters and folding need, without decoding whole memories (recall looks at
+    about a hundred candidates and keeps ten)."""
+    out: dict[str, dict[str, Any]] = {}
+    ids = list(dict.fromkeys(ids))
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        for r in engine.store.query(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({marks})", part):
+            row = dict(r)
+            row["tags"] = tuple(json.loads(row["tags"] or "[]"))
+            out[row["id"]] = row
+    return out
+
+
 def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Any, n: int) -> Pool:
     pool = Pool()
     mem_bm: Ranking = []
@@ -143,10 +150,10 @@ def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Any, n: int) -> Pool
     if filters.wants_ltm:
         chunk_bm, chunk_vec = _chunk_search(engine, q, qvec, n)
 
-    # Load memories (checking what Chroma could not) and chunk hits.
-    memories = engine.store.get_memories([i for i, _ in mem_bm] + [i for i, _ in mem_vec])
-    mem_bm = [(i, s) for i, s in mem_bm if i in memories and filters.matches(memories[i])][:n]
-    mem_vec = [(i, s) for i, s in mem_vec if i in memories and filters.matches(memories[i])][:n]
+    # Check what Chroma could not (tags, stale metadata, vectors of deleted memories).
+    rows = light_rows(engine, [i for i, _ in mem_bm] + [i for i, _ in mem_vec])
+    mem_bm = [(i, s) for i, s in mem_bm if i in rows and filters.matches_row(rows[i])][:n]
+    mem_vec = [(i, s) for i, s in mem_vec if i in rows and filters.matches_row(rows[i])][:n]
     hits = _chunk_hits(engine, [i for i, _ in chunk_bm] + [i for i, _ in chunk_vec]) if (chunk_bm or chunk_vec) else {}
     owner_ids = {h.meta["mnemo_id"] for h in hits.values() if h.meta.get("mnemo_id")}
     owners = engine.store.get_memories(sorted(owner_ids)) if owner_ids else {}
@@ -169,19 +176,21 @@ def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Any, n: int) -> Pool
             owner = hits[cid].meta.get("mnemo_id")
             if owner:
                 best_chunk.setdefault(owner, cid)
-        promoted = [m.id for m in memories.values() if m.status == Status.PROMOTED and m.note_path]
+        promoted = [i for i, r in rows.items() if r["status"] == Status.PROMOTED.value and r["note_path"]]
         missing = [mid for mid in promoted if mid not in best_chunk]
-        if missing:
+        if missing and search_available():
             firsts = _first_chunks(engine, missing)
             extra = _chunk_hits(engine, list(firsts.values())) if firsts else {}
             hits.update(extra)
             for mid, cid in firsts.items():
                 if cid in extra:
                     best_chunk[mid] = cid
-        for mid in promoted:
-            if mid in best_chunk:
+        folded = [mid for mid in promoted if mid in best_chunk]
+        if folded:
+            owners.update(engine.store.get_memories([m for m in folded if m not in owners]))
+        for mid in folded:
+            if mid in owners:
                 alias[mid] = best_chunk[mid]
-                owners[mid] = memories[mid]
 
     def dedupe(ranking: Ranking) -> Ranking:
         seen: set[str] = set()
@@ -200,19 +209,43 @@ def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Any, n: int) -> Pool
     # With the memories folded into chunks, a folded memory's BM25 match counts for its note.
     for ranking in (pool.bm25_memories, pool.bm25_chunks):
         for rank, (i, s) in enumerate(ranking, start=1):
-            c = _candidate(pool, i, memories, hits, owners)
+            c = _candidate(pool, i, rows, hits, owners)
             if c is not None and c.bm25 is None:
                 c.bm25, c.bm25_rank = s, rank
     for rank, (i, s) in enumerate(pool.vectors, start=1):
-        c = _candidate(pool, i, memories, hits, owners)
+        c = _candidate(pool, i, rows, hits, owners)
         if c is not None:
             c.sim = s
             c.vector_rank = rank
     return pool
 
 
+def search_available() -> bool:
+    try:
+        from ..vault import search  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def load_memories(engine: Mnemo, cands: list[Candidate], filters: Filters) -> list[Candidate]:
+    """Load the whole memory of each memory candidate that lacks it; drop the ones that are
+    gone or fail the filters after all (a stale vector)."""
+    want = [c.id for c in cands if c.tier == "stm" and c.memory is None]
+    found = engine.store.get_memories(want) if want else {}
+    out: list[Candidate] = []
+    for c in cands:
+        if c.tier == "stm" and c.memory is None:
+            m = found.get(c.id)
+            if m is None or not filters.matches(m):
+                continue
+            c.memory = m
+        out.append(c)
+    return out
+
+
 def _candidate(
-    pool: Pool, cid: str, memories: dict[str, Memory], hits: dict[str, Hit], owners: dict[str, Memory]
+    pool: Pool, cid: str, rows: dict[str, dict[str, Any]], hits: dict[str, Hit], owners: dict[str, Memory]
 ) -> Candidate | None:
     c = pool.candidates.get(cid)
     if c is not None:
@@ -220,8 +253,9 @@ def _candidate(
     if cid in hits:
         h = hits[cid]
         c = Candidate(id=cid, tier="ltm", hit=h, memory=owners.get(h.meta.get("mnemo_id", "")))
-    elif cid in memories:
-        c = Candidate(id=cid, tier="stm", memory=memories[cid])
+    elif cid in rows:
+        r = rows[cid]
+        c = Candidate(id=cid, tier="stm", session_id=r["session_id"], note_path=r["note_path"])
     else:
         return None
     pool.candidates[cid] = c

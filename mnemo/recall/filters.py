@@ -75,17 +75,23 @@ class Filters:
 
     # -- predicates -------------------------------------------------------------------------
     def matches(self, m: Memory) -> bool:
-        if m.status.value not in self.statuses:
+        return self.matches_row(
+            {"status": m.status.value, "type": m.type.value, "layer": m.layer.value, "wing": m.wing, "room": m.room,
+             "tags": m.tags, "created_at": m.created_at}
+        )
+
+    def matches_row(self, row: Any) -> bool:
+        """The same test on a light row (a mapping with status, type, layer, wing, room, tags as
+        a sequence, created_at): recall checks candidates before it pays for whole memories."""
+        if row["status"] not in self.statuses:
             return False
-        for key in ("type", "layer"):
+        for key in ("type", "layer", "wing", "room"):
             want = getattr(self, key)
-            if want and getattr(m, key).value != want:
+            if want and row[key] != want:
                 return False
-        if (self.wing and m.wing != self.wing) or (self.room and m.room != self.room):
+        if self.tags and not set(self.tags) <= set(row["tags"]):
             return False
-        if self.tags and not set(self.tags) <= set(m.tags):
-            return False
-        return self._in_range(m.created_at)
+        return self._in_range(row["created_at"])
 
     def matches_chunk(self, hit: Hit, owner: Memory | None) -> bool:
         """A note chunk passes tag and time filters on its own; filters only a memory has pass

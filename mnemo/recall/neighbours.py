@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .candidates import Candidate, Pool
+from .candidates import Candidate, Pool, light_rows
 from .filters import Filters
 
 if TYPE_CHECKING:
@@ -65,13 +65,16 @@ def adjacent(engine: Mnemo, ids: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float) -> None:
-    """Apply the formula of the module docstring to the pool (in place). Neighbours that were
-    not candidates join the pool (when they pass the filters) with only the shared relevance;
+def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float, sources: int | None = None) -> None:
+    """Apply the formula of the module docstring to the pool (in place), lending from the
+    ``sources`` most relevant candidates (all if None). Neighbours that were not candidates
+    join the pool (when they pass the filters) with only the shared relevance;
     ``context_from`` remembers which candidate lent it."""
     if weight <= 0:
         return
-    stm = [c for c in pool.candidates.values() if c.tier == "stm" and c.memory is not None and c.memory.session_id]
+    stm = [c for c in pool.candidates.values() if c.tier == "stm" and c.session_id]
+    if sources is not None:
+        stm = sorted(stm, key=lambda c: -c.fused)[: max(0, sources)]
     if not stm:
         return
     near = adjacent(engine, [c.id for c in stm])
@@ -81,11 +84,11 @@ def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float) -> None:
             if other not in lent or lent[other][0] < c.fused:
                 lent[other] = (c.fused, c.id)
     new_ids = [i for i in lent if i not in pool.candidates]
-    loaded = engine.store.get_memories(new_ids) if new_ids else {}
+    rows = light_rows(engine, new_ids) if new_ids else {}
     for i in new_ids:
-        m = loaded.get(i)
-        if m is not None and filters.matches(m):
-            pool.candidates[i] = Candidate(id=i, tier="stm", memory=m)
+        r = rows.get(i)
+        if r is not None and filters.matches_row(r):
+            pool.candidates[i] = Candidate(id=i, tier="stm", session_id=r["session_id"], note_path=r["note_path"])
     for i, (share, source) in lent.items():
         c = pool.candidates.get(i)
         if c is None:

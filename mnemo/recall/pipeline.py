@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from ..models import Hit, Status
-from .candidates import Candidate, gather
+from .candidates import Candidate, gather, load_memories
 from .expand import expand
 from .filters import Filters, make_filters
 from .fusion import fuse
@@ -62,12 +62,17 @@ def search(engine: Mnemo, query: str, k: int = 10, intent: str | None = None, ti
         c = pool.candidates.get(cid)
         if c is not None:
             c.fused = value
-    spread(engine, pool, f, s.neighbour_weight)
+    size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
+    spread(engine, pool, f, s.neighbour_weight, sources=2 * size)
     cands = apply_floor(pool.candidates, s.floor)
+    # Re-ranking moves a score by at most the rerank weight, so only the head by relevance (with
+    # room to spare) can reach the results: only its memories are loaded and scored.
+    cands = sorted(cands, key=lambda c: (-c.fused, c.id))[: 2 * size]
+    cands = load_memories(engine, cands, f)
     now = engine.now()
     ret = rerank(engine, cands, s.rerank_weight, now)
     ordered = sorted(cands, key=lambda c: (-c.score, c.id))
-    head = ordered[: max(3 * k, k + 10)]
+    head = ordered[:size]
     vectors = vectors_of(engine, head)
     kept = collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note)
     primary = kept[:k]
