@@ -358,3 +358,21 @@ def test_very_common_words_are_left_to_vectors_on_big_stores(engine: Mnemo, monk
     assert [i for i, _ in ranked] == [rare.id]
     assert m.recall("team zebrafish", k=3, touch=False)[0].id == rare.id
     assert table_hashes(m) == before  # stemming and counting write nothing to the store
+
+
+@pytest.mark.slow
+def test_hybrid_recall_with_the_real_model(real_engine: Mnemo) -> None:
+    """Meaning without shared words (the vector side) and a code no model knows (the BM25
+    side) both come first, in one pipeline."""
+    m = real_engine
+    m.save_many([{"content": t} for t in (
+        "We decided to run PostgreSQL for the main database",
+        "Bob carries the pager for incidents this month",
+        "The build failed with error ERR_4711 after the upgrade",
+        "Lunch with the design team is on Fridays",
+        "Alice prefers dark mode in every editor",
+        "The office plants need water twice a week",
+    )])
+    assert m.recall("who is on call when something breaks?", k=3, touch=False)[0].content.startswith("Bob carries")
+    assert m.recall("ERR_4711", k=3, touch=False)[0].content.startswith("The build failed")
+    assert m.recall("which SQL engine stores our data", k=3, touch=False)[0].content.startswith("We decided")
