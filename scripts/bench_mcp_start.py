@@ -35,9 +35,18 @@ def send(proc: subprocess.Popen[bytes], msg: dict) -> None:
     proc.stdin.flush()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a live process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def one_run(cmd: list[str], env: dict[str, str], nice: int = 0) -> tuple[float, float, float]:
-    """(seconds to the initialize answer, seconds to the first tool result, CPU seconds of the
-    bridge process over the whole run)."""
+    """(seconds to the initialize answer, seconds to the first tool result, CPU seconds the
+    bridge process had used when it answered initialize)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             preexec_fn=(lambda: os.nice(nice)) if nice else None)  # noqa: PLW1509
@@ -45,6 +54,7 @@ def one_run(cmd: list[str], env: dict[str, str], nice: int = 0) -> tuple[float, 
     send(proc, INIT)
     line = proc.stdout.readline()
     t_init = time.perf_counter() - t0
+    cpu_init = cpu_seconds(proc.pid)
     if b'"result"' not in line:
         raise SystemExit(f"unexpected answer to initialize: {line[:200]!r}")
     send(proc, INITIALIZED)
@@ -55,9 +65,8 @@ def one_run(cmd: list[str], env: dict[str, str], nice: int = 0) -> tuple[float, 
         raise SystemExit(f"the stats tool failed: {line[:300]!r}")
     assert proc.stdin is not None
     proc.stdin.close()
-    _, _, usage = os.wait4(proc.pid, 0)
-    proc.returncode = 0
-    return t_init, t_tool, usage.ru_utime + usage.ru_stime
+    proc.wait()
+    return t_init, t_tool, cpu_init
 
 
 def timed(cmd: list[str], env: dict[str, str], runs: int) -> float:
@@ -128,7 +137,8 @@ def main() -> None:
     print(f"  start -> initialize answer   median {statistics.median(inits):.3f} s   p90 {p(inits, 0.9):.3f} s   "
           f"min {inits[0]:.3f} s   target < 1.5 s: {'met' if statistics.median(inits) < 1.5 else 'NOT met'}")
     print(f"  start -> first tool result   median {statistics.median(tools):.3f} s   p90 {p(tools, 0.9):.3f} s")
-    print(f"  bridge CPU time per run      median {statistics.median(cpus):.3f} s")
+    print(f"  CPU time to initialize       median {statistics.median(cpus):.3f} s   "
+          "(what the wall time approaches on an idle machine)")
     print(f"  floor: bare python {floor_py:.3f} s; python importing the MCP SDK {floor_sdk:.3f} s")
 
 
