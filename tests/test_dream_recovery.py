@@ -93,8 +93,9 @@ def reference(template, tmp_path_factory: pytest.TempPathFactory) -> dict:
         result = m.dream()
         assert not result["failed"] and not result["resumed"]
         snap = state(m)
+        texts = {p.relative_to(work / "vault").as_posix(): p.read_text() for p in (work / "vault").rglob("*.md")}
     shutil.rmtree(work)
-    return {"work": work, "state": snap, "result": result}
+    return {"work": work, "state": snap, "result": result, "texts": texts}
 
 
 def test_uninterrupted_run_does_every_step(reference, template) -> None:
@@ -105,10 +106,20 @@ def test_uninterrupted_run_does_every_step(reference, template) -> None:
     statuses = {row["id"]: row["status"] for row in snap["memories"]}
     assert statuses[ids["dup0"]] == statuses[ids["dup1"]] == statuses[ids["dup2"]] == "archived"
     assert statuses[ids["faded"]] == "archived" and statuses[ids["gone"]] == "cold"
-    vault_files = set(snap["vault"])
-    assert any(p.startswith("Archive/") for p in vault_files)  # the promoted members' notes, marked and moved
-    assert any(p.startswith("Dreams/") for p in vault_files)
-    assert snap["history"]  # copies of every note rewritten or moved
+    [merge] = [op["result"] for op in reference["result"]["ops"] if op["kind"] == "merge" and op["status"] == "applied"]
+    texts = reference["texts"]
+    # The promoted members' notes: copied to the history folder, marked and moved to Archive/;
+    # the consolidated memory has its own note.
+    assert len(merge["archived_notes"]) == 2 and merge["note"].startswith("Memories/")
+    for rel in merge["archived_notes"]:
+        assert rel.startswith("Archive/") and "mnemo_status: consolidated" in texts[rel]
+        assert f"consolidated_into: \"[[{Path(merge['note']).stem}]]\"" in texts[rel]
+        assert any(h.endswith(Path(rel).name) for h in snap["history"])
+    assert f"mnemo_id: {merge['new_id']}" in texts[merge["note"]]
+    assert statuses[merge["new_id"]] == "promoted"
+    report = next(t for p, t in texts.items() if p.startswith("Dreams/"))
+    stem = Path(merge["note"]).stem  # the archived note has the same title: the link carries the path
+    assert f"[[{merge['note'][:-3]}|{stem}]]" in report or f"[[{stem}]]" in report  # wikilinks to what was touched
 
 
 @pytest.mark.parametrize("point", [

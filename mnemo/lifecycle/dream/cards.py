@@ -86,11 +86,11 @@ def _memories(engine: Mnemo, names: list[str]) -> list[Memory]:
     lowered = sorted({n.lower() for n in names})
     marks = ",".join("?" * len(lowered))
     rows = engine.store.query(
-        "SELECT * FROM memories m WHERE m.status IN ('active', 'promoted') AND EXISTS (SELECT 1 FROM "
+        "SELECT id FROM memories m WHERE m.status IN ('active', 'promoted') AND EXISTS (SELECT 1 FROM "
         f"json_each(json_extract(m.fingerprint, '$.entities')) e WHERE lower(e.value) IN ({marks}))",
         lowered,
     )
-    out = [engine.store._row_to_memory(r) for r in rows]
+    out = list(engine.store.get_memories([r[0] for r in rows]).values())
     out.sort(key=lambda m: (-m.importance, -m.created_at, m.id))
     return out
 

@@ -110,18 +110,23 @@ def _archive_path(ctx: PlanContext, m: Memory, taken: set[str]) -> str:
 
 
 def _op(ctx: PlanContext, cid: str, members: list[Memory], cohesion: float, accepted: bool) -> Op:
+    from ...vault.render import note_content
     from ...vault.writer import current_hash
 
     members = sorted(members, key=rank)
     new_id = merged_id(cid)
     notes: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
+    texts: dict[str, str] = {m.id: m.content for m in members}
     for m in members:
         if m.status == Status.PROMOTED and m.note_path and ctx.vault is not None:
             h = current_hash(ctx.vault / m.note_path)
             if h is not None:
                 notes[m.id] = {"path": m.note_path, "hash": h, "archive_to": _archive_path(ctx, m, taken)}
-    content = consolidate([m.content for m in members])
+                # The note is the truth of a promoted memory: an edit not yet synced back counts.
+                body = note_content((ctx.vault / m.note_path).read_text(encoding="utf-8", errors="replace"))
+                texts[m.id] = body or m.content
+    content = consolidate([texts[m.id] for m in members])
     ids = [m.id for m in members]
     ctx.claimed |= set(ids)
     why = "accepted by a person" if accepted else f"cohesion {cohesion:.3f}"
