@@ -150,10 +150,13 @@ def test_cited_paths_only_inside_the_roots(tmp_path: Path) -> None:
     assert cited_paths(text, [tmp_path]) == [tmp_path / "d e.txt", tmp_path / "a.txt", tmp_path / "notes" / "b.md"]
 
 
-def test_old_logs_and_journals_are_pruned(mind) -> None:
+def test_old_logs_and_journals_are_pruned(mind, vault: Path) -> None:
     m = mind.save("A memory that was used long ago.").id
     mind.store.add_uses([(m, mind.now() - 400 * DAY, "touch", None), (m, mind.now() - 5 * DAY, "touch", None)])
+    (vault / "Projects").mkdir()
+    mind.save("The plan was in Projects/gone.md.")
     old_run = mind.dream(steps=["drift"])  # a finished run and its report ...
+    assert old_run["report"] and mind.store.query("SELECT count(*) FROM dream_runs")[0][0] == 1
     mind.clock.advance(200 * DAY)  # ... 200 days ago
     mind.store.add_uses([(m, mind.now() - DAY, "touch", None)])
     result = mind.dream(steps=["prune"])
@@ -163,6 +166,13 @@ def test_old_logs_and_journals_are_pruned(mind) -> None:
     assert [r["id"] for r in mind.store.query("SELECT id FROM dream_runs")] == [result["run_id"]]
     assert old_run["run_id"] != result["run_id"]
     assert mind.get(m).use_count == 0 and mind.get(m).status == Status.ACTIVE  # memories are never pruned
+
+
+def test_a_run_with_nothing_to_do_leaves_no_trace(mind, vault: Path) -> None:
+    mind.save("Nothing to see here.")
+    result = mind.dream()
+    assert result["planned"] == 0 and result["report"] is None and not result["dry_run"]
+    assert mind.store.query("SELECT count(*) FROM dream_runs")[0][0] == 0 and not (vault / "Dreams").exists()
 
 
 def test_unknown_steps_are_refused(mind) -> None:

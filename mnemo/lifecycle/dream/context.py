@@ -148,9 +148,17 @@ class ApplyContext:
         if not dst.resolve().is_relative_to(self.history_root().resolve()):
             raise ConfigError(f"refusing to keep a copy of {rel} outside the history folder")
         if not dst.exists():
-            dst.parent.mkdir(parents=True, exist_ok=True)
+            from ...security import FILE_MODE, private_dir
+
+            # The history is in MNEMO_HOME, so it is private like the rest (folders 0700, copies
+            # 0600); mkdir(parents=True) would give the folders between the process umask.
+            root = self.history_root()
+            parts = dst.parent.relative_to(root).parts
+            for depth in range(len(parts) + 1):
+                private_dir(root.joinpath(*parts[:depth]))
             tmp = dst.with_name(f".{dst.name}.part")
             shutil.copy2(src, tmp)
+            tmp.chmod(FILE_MODE)
             tmp.replace(dst)
         return str(dst.relative_to(self.engine.home))
 

@@ -176,9 +176,12 @@ def dream(engine: Mnemo, dry_run: bool = False, steps: Sequence[str] | str | Non
     ops, plan_seconds = plan(engine, chosen, now, only_clusters, progress)
     run_id = run_id_for(now, journal.count(), ops)
     base = {"run_id": run_id, "started_at": iso(now), "steps": chosen, "resumed": False}
-    if dry_run:
-        return {**base, "dry_run": True, "planned": len(ops), "counts": counts(ops),
+    if dry_run or not ops:  # nothing to do is not a run: no journal entry, no empty report note each night
+        if progress and not dry_run:
+            progress(len(chosen) + 1)
+        return {**base, "dry_run": dry_run, "planned": len(ops), "counts": counts(ops),
                 "ops": [op.to_dict() for op in ops], "review": review(engine),
+                **({} if dry_run else {"applied": 0, "done": {}, "skipped": [], "failed": [], "report": None}),
                 "seconds": {"plan": _round(plan_seconds), "total": round(time.perf_counter() - t_start, 3)}}
     ops.append(Op("report", "report", "report", "write the report note", {}, seq=len(ops) + 1))
     journal.begin(run_id, now, chosen, ops)
