@@ -52,8 +52,8 @@ def test_link_unlink_graph_enrich_and_errors(home: Path, tmp_path: Path, clock) 
     settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
     with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
         a, b = (r.id for r in m.save_many([
-            {"content": "The Jenkins agents run out of disk space every Monday."},
-            {"content": "We decided to add a nightly cleanup job to the Jenkins agents."},
+            {"content": "The Jenkins build nodes run out of disk space every Monday."},
+            {"content": "We decided to add a nightly cleanup job to the Jenkins build nodes."},
         ]))
     r = run_cli("enrich", "--json", home=home, env=ENV)
     assert r.returncode == 0, r.stderr
