@@ -12,6 +12,10 @@ Each check looks at one structure and can repair it from the truth:
   none changed since, none indexed whose file is gone), every chunk row has its vector in the
   ``chunks`` collection, no vector there lacks a chunk row, and the chunks were embedded with
   the current model. Repair re-indexes the notes concerned (the vault is the truth).
+- ``leftovers``: no temp file and no record of a half-done move that a killed writer left in the
+  vault (older than the current owner; ``vault.recover``). Repair removes the temp files and
+  finishes the moves whose files are exactly as the record says. Every vault reconcile does
+  the same first.
 - ``links``: links are stored both ways; every ``out`` row has its ``in`` twin and back.
   Repair adds the missing half.
 - ``claims``: no note is claimed twice: two memories pointing at one note (repair: the memory
@@ -197,6 +201,24 @@ def repair_notes(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
     return done
 
 
+# -- what a killed writer left in the vault ------------------------------------------------------
+def find_vault_leftovers(engine: Mnemo) -> dict[str, list[str]]:
+    vault = _vault(engine)
+    if vault is None:
+        return {}
+    from .vault.recover import leftovers, owner_started_ns
+
+    return leftovers(vault, owner_started_ns(engine.home))
+
+
+def repair_vault_leftovers(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+    from .vault import vault_lock
+    from .vault.recover import sweep
+
+    with vault_lock(engine):
+        return sweep(engine.settings.vault, engine.home)
+
+
 # -- links both ways ---------------------------------------------------------------------------
 _HALF = """SELECT a.src, a.dst, a.rel FROM links a WHERE a.dir = ? AND NOT EXISTS (
     SELECT 1 FROM links b WHERE b.dir = ? AND b.src = a.dst AND b.dst = a.src AND b.rel = a.rel)"""
@@ -276,6 +298,8 @@ CHECKS: list[Check] = [
     Check("vectors", "every hot memory in the vector index once, with current metadata and model", find_vector_problems, repair_vectors),
     Check("fts", "one keyword-index row per memory, with its current text", find_fts_problems, repair_fts),
     Check("notes", "every vault note indexed as it is now, each chunk with one vector of the current model", find_note_problems, repair_notes),
+    Check("leftovers", "no temp file or half-done move of a killed writer in the vault", find_vault_leftovers,
+          repair_vault_leftovers),
     Check("links", "every link stored both ways", find_link_problems, repair_links),
     Check("claims", "no note claimed by two memories, no mnemo_id in two notes", find_claim_problems, repair_claims),
     Check("permissions", "nothing in MNEMO_HOME open to other accounts", find_permission_problems, repair_permissions),

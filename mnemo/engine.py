@@ -98,6 +98,8 @@ class Mnemo:
         self._index: Any = None
         self._init_lock = threading.RLock()
         self.write_lock = threading.RLock()
+        self._index_writes = 0  # depth of nested index_write blocks
+        self._index_write_failed = False
 
     # -- opening and closing ----------------------------------------------------------------
     @classmethod
@@ -163,12 +165,15 @@ class Mnemo:
                 from .index.chroma import VectorIndex
 
                 url = self.settings.index.chroma_url
-                self._index = VectorIndex(
-                    path=None if url else self.home / "chroma",
-                    url=url,
-                    batch=self.settings.index.batch,
-                    prefix=self._index_prefix() if url else "",
-                )
+                if url:
+                    self._index = VectorIndex(url=url, batch=self.settings.index.batch, prefix=self._index_prefix())
+                else:
+                    from .index.recover import open_embedded
+
+                    # A folder Chroma cannot read is moved aside and rebuilt from the store.
+                    path = self.home / "chroma"
+                    self._index = open_embedded(path, lambda: VectorIndex(path=path, batch=self.settings.index.batch),
+                                                self.store)
                 self._check_model()
             return self._index
 
@@ -679,34 +684,30 @@ class Mnemo:
     @contextmanager
     def index_write(self) -> Iterator[None]:
         """Mark the vector index dirty around a write to it: if the process dies between the
-        store's commit and Chroma's write, the next open sees the mark and re-syncs."""
-        self.store.kv_set("index.dirty", "1")
-        yield
-        self.store.kv_set("index.dirty", "0")
+        store's commit and Chroma's write, the next open sees the mark and re-syncs. Nested
+        uses clear the mark only when the outermost one ends; a failed write leaves it set."""
+        with self.write_lock:
+            if not self._index_writes:
+                self.store.kv_set("index.dirty", "1")
+                self._index_write_failed = False
+            self._index_writes += 1
+            try:
+                yield
+            except BaseException:
+                self._index_write_failed = True
+                raise
+            finally:
+                self._index_writes -= 1
+            if not self._index_writes and not self._index_write_failed:
+                self.store.kv_set("index.dirty", "0")
 
     def _sync_index(self) -> None:
-        """Embed memories the index lacks and drop vectors of memories the store lacks (after a
-        crash between the SQLite commit and the Chroma write, or a lost Chroma folder). Cheap
+        """Bring the vector index in line with the store after a crash between the SQLite
+        commit and the Chroma write, or a lost Chroma folder (``index.recover.sync``). Cheap
         when the last write finished and the counts agree."""
-        idx = self._index
-        hot = self.store.count(status=_HOT)
-        if self.store.kv_get("index.dirty", "0") == "0" and idx.count("memories") == hot:
-            return
-        have = set(idx.all_ids("memories"))
-        want: set[str] = set()
-        missing: list[Memory] = []
-        for batch in self.store.iter_memories(batch=1000, status=_HOT):
-            for m in batch:
-                want.add(m.id)
-                if m.id not in have:
-                    missing.append(m)
-        orphans = sorted(have - want)
-        if orphans:
-            idx.delete("memories", orphans)
-        if missing:
-            log.info("indexing %d memories missing from the vector index", len(missing))
-            self._embed_into_index([missing[i : i + 512] for i in range(0, len(missing), 512)])
-        self.store.kv_set("index.dirty", "0")
+        from .index.recover import sync
+
+        sync(self)
 
 
 _HOT = ("active", "promoted", "archived")

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import faults
 from ..errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,7 @@ class VectorIndex:
     def drop(self, name: str) -> None:
         from .server import index_errors, index_failure, is_not_found
 
+        faults.point()
         with self._lock:
             self._cols.pop(name, None)
             try:
@@ -139,6 +141,7 @@ class VectorIndex:
                     metadatas=[_clean_meta(m) for m in metadatas[i:j]] if metadatas else None,
                 )
 
+        faults.point()
         self._run(name, "writing to", op)
         self._tighten()
 
@@ -158,6 +161,7 @@ class VectorIndex:
             for i in range(0, len(ids), self.batch):
                 col.update(ids=list(ids[i : i + self.batch]), metadatas=[_clean_meta(m) for m in metadatas[i : i + self.batch]])
 
+        faults.point()
         self._run(name, "updating", op)
 
     def delete(self, name: str, ids: Sequence[str]) -> None:
@@ -168,6 +172,7 @@ class VectorIndex:
             for i in range(0, len(ids), self.batch):
                 col.delete(ids=list(ids[i : i + self.batch]))
 
+        faults.point()
         self._run(name, "deleting from", op)
 
     def query(

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .. import faults
 from ..clock import day_of
 from ..errors import StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
@@ -92,6 +93,7 @@ class Store:
                 raise
             else:
                 try:
+                    faults.point()
                     self.conn.execute("COMMIT")
                 except sqlite3.Error as exc:
                     self.conn.execute("ROLLBACK")
@@ -105,6 +107,8 @@ class Store:
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         with self.lock:
+            if not self._depth:
+                faults.point()  # an autocommitted statement is a durable write of its own
             try:
                 return self.conn.execute(sql, params)
             except sqlite3.OperationalError as exc:

@@ -240,8 +240,9 @@ def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = 
     vectors = engine.embedder.embed(to_embed) if to_embed else None
     index = engine.index
     # One Chroma call of each kind for the whole batch: each call commits, and per-note calls
-    # would cost more than the embedding itself.
-    with engine.write_lock:
+    # would cost more than the embedding itself. index_write: a kill between the Chroma calls
+    # and the rows leaves a mark, and the next open re-syncs the chunk vectors.
+    with engine.write_lock, engine.index_write():
         for p, uid, _, _ in plans:
             other = get_row(engine, p.rel)
             if other is not None and other.uid != uid:
@@ -325,12 +326,35 @@ def _delete_chunks(conn: Any, uid: str) -> None:
 
 def _forget(engine: Mnemo, row: NoteRow) -> None:
     ids = [r[0] for r in engine.store.query("SELECT id FROM chunks WHERE note_uid = ?", (row.uid,))]
-    with engine.write_lock:
+    with engine.write_lock, engine.index_write():
         if ids:
             engine.index.delete(COLLECTION, ids)
         with engine.store.tx() as conn:
             _delete_chunks(conn, row.uid)
             conn.execute("DELETE FROM notes WHERE path = ?", (row.path,))
+
+
+# -- owned notes indexed but not yet synced back ------------------------------------------------
+# A note's row records its hash once it is indexed, and an unchanged hash is never read again;
+# the sync back into its memory comes after. Owned notes are listed here before their rows are
+# written and taken off after the sync, so a kill in between leaves them listed and the next
+# reconcile syncs them (syncing twice is harmless: an unchanged note changes nothing).
+_SYNC_KEY = "vault.sync_pending"
+
+
+def sync_pending(engine: Mnemo) -> set[str]:
+    return set(json.loads(engine.store.kv_get(_SYNC_KEY) or "[]"))
+
+
+def mark_sync_pending(engine: Mnemo, paths: list[str]) -> None:
+    if paths:
+        engine.store.kv_set(_SYNC_KEY, json.dumps(sorted(sync_pending(engine) | set(paths))))
+
+
+def sync_done(engine: Mnemo, paths: list[str]) -> None:
+    pending = sync_pending(engine)
+    if pending & set(paths):
+        engine.store.kv_set(_SYNC_KEY, json.dumps(sorted(pending - set(paths))))
 
 
 def _check_model(engine: Mnemo) -> bool:
@@ -351,6 +375,9 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
     """Full reconcile of the vault against the index. Returns counts of added, changed,
     moved, removed and unchanged notes, chunks embedded, and owned notes synced back."""
     vault = require_vault(engine)
+    from .recover import sweep
+
+    sweep(vault, engine.home)  # temp files and half-done moves of a process that was killed
     rebuilt = _check_model(engine)
     patterns = list(engine.settings.vault_cfg.exclude)
     paths = scan(vault, patterns)
@@ -361,9 +388,13 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
     batch: list[_Pending] = []
     owned: list[_Pending] = []
 
+    left_unsynced = sync_pending(engine)  # owned notes a reconcile cut short did not sync back
+
     def flush() -> None:
+        mine = [p for p in batch if p.parsed.mnemo_id]
+        mark_sync_pending(engine, [p.rel for p in mine])  # before the rows say "indexed"
         counts["embedded"] += _commit(engine, batch, progress)
-        owned.extend(p for p in batch if p.parsed.mnemo_id)
+        owned.extend(mine)
         batch.clear()
 
     for rel in paths:
@@ -421,11 +452,16 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
         counts["removed"] += 1
     from .sync import note_gone, sync_owned
 
+    for rel in sorted(left_unsynced - {p.rel for p in owned} - {r.path for r in gone}):
+        got = _read(vault / rel)
+        if got is not None:
+            owned.append(_prepare(engine, rel, *got, get_row(engine, rel)))
     # Owned notes first (one moved and edited while nobody watched is adopted by its memory),
     # then the deleted ones: a memory whose note is really gone is archived.
     for p in owned:
         if sync_owned(engine, p.rel, p.parsed, moved_from=p.old.path if p.old and p.old.path != p.rel else None):
             counts["synced"] += 1
+    sync_done(engine, [p.rel for p in owned] + list(left_unsynced))
     for r in gone:
         if r.mnemo_id:
             note_gone(engine, r.mnemo_id, r.path)
@@ -457,12 +493,15 @@ def index_note(engine: Mnemo, path: str | Path) -> dict[str, Any]:
                 row = get_row(engine, r[0])
                 break
     p = _prepare(engine, rel, data, mtime, size, row)
+    if p.parsed.mnemo_id:
+        mark_sync_pending(engine, [rel])
     embedded = _commit(engine, [p])
     synced = False
     if p.parsed.mnemo_id:
         from .sync import sync_owned
 
         synced = sync_owned(engine, rel, p.parsed, moved_from=row.path if row and row.path != rel else None)
+        sync_done(engine, [rel])
     status = "added" if row is None else ("moved" if row.path != rel else "changed")
     return {"path": rel, "status": status, "embedded": embedded, "chunks": len(p.chunks), "synced": synced}
 
@@ -501,12 +540,15 @@ def move_note(engine: Mnemo, old: str | Path, new: str | Path) -> dict[str, Any]
         return {"path": new_rel, "status": "missing", "from": old_rel}
     data, mtime, size = got
     p = _prepare(engine, new_rel, data, mtime, size, row)
+    if p.parsed.mnemo_id:
+        mark_sync_pending(engine, [new_rel])
     embedded = _commit(engine, [p])
     synced = False
     if p.parsed.mnemo_id:
         from .sync import sync_owned
 
         synced = sync_owned(engine, new_rel, p.parsed, moved_from=old_rel)
+        sync_done(engine, [new_rel])
     return {"path": new_rel, "from": old_rel, "status": "moved", "embedded": embedded, "synced": synced}
 
 

@@ -37,6 +37,10 @@ def sync_owned(engine: Mnemo, rel: str, parsed: ParsedNote, moved_from: str | No
     if not mid:
         return False
     m = engine.store.get_memory(mid)
+    if m is not None:
+        from .recover import finish_cut_short
+
+        m = finish_cut_short(engine, m, rel, parsed)  # a promotion or demotion a kill cut short
     if m is None or m.status != Status.PROMOTED:
         return False
     if not _owner_path_ok(engine, m.note_path, rel, moved_from):

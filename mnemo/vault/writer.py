@@ -10,6 +10,9 @@
    ``ConflictError`` is raised. The person's file is never clobbered; callers re-read and retry
    on the new content, or skip and report.
 5. After the replace the folder is fsynced so the rename itself survives a crash.
+6. A move records what it does (``.<name>.<hex>.mnemo-move``) before it creates the new note,
+   and removes the record once the old note is gone; ``vault.recover`` finishes a move that a
+   kill cut in between, and removes the temp files a kill left.
 
 The window between the re-check and the replace is a few microseconds; an editor that saves in
 exactly that window is the one case left, as with every tool that writes files atomically.
@@ -19,16 +22,19 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import faults
 from ..errors import ConflictError, VaultError
 from .names import resolve_in_vault
 
 TEMP_SUFFIX = ".mnemo-tmp"
+MOVE_SUFFIX = ".mnemo-move"  # a move in progress (see move_note_file)
 
 
 def bytes_hash(data: bytes) -> str:
@@ -110,6 +116,7 @@ def write_note(vault: Path, rel_path: str, text: str, expected_hash: str | None 
             _fsync_file(fd)
         finally:
             os.close(fd)
+        faults.point()  # the temp file is written; the note is not replaced yet
         _check(rel, current_hash(path), expected_hash)
         os.replace(tmp, path)
     except BaseException:
@@ -164,14 +171,34 @@ def move_note_file(vault: Path, old_rel: str, new_rel: str, text: str | None = N
     old_path, old = resolve_in_vault(vault, old_rel, write=True)
     if text is None or expected_hash is None:
         text, expected_hash = read_note_file(vault, old)
-    result = write_note(vault, new_rel, text, expected_hash=None)
+    new_path, new = resolve_in_vault(vault, new_rel, write=True)
+    # A kill between creating the new note and removing the old one would leave two notes with
+    # one mnemo_id: the record lets the next reconcile finish the move (``vault.recover``).
+    record = _record_move(new_path, {"from": old, "to": new, "old_hash": expected_hash, "new_hash": text_hash(text)})
     try:
-        _check(old, current_hash(old_path), expected_hash)
-    except ConflictError:
-        new_path, _ = resolve_in_vault(vault, result.path, write=True)
+        result = write_note(vault, new_rel, text, expected_hash=None)
+        try:
+            _check(old, current_hash(old_path), expected_hash)
+        except ConflictError:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(new_path)
+            raise
+        faults.point()  # the new note exists; the old one is not removed yet
+        os.unlink(old_path)
+        _fsync_dir(old_path.parent)
+    finally:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(new_path)
-        raise
-    os.unlink(old_path)
-    _fsync_dir(old_path.parent)
+            os.unlink(record)
     return WriteResult(result.path, "moved", result.hash)
+
+
+def _record_move(new_path: Path, intent: dict[str, str]) -> Path:
+    new_path.parent.mkdir(parents=True, exist_ok=True)
+    record = new_path.with_name(f".{new_path.name}.{uuid.uuid4().hex[:12]}{MOVE_SUFFIX}")
+    fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, json.dumps(intent).encode("utf-8"))
+        _fsync_file(fd)
+    finally:
+        os.close(fd)
+    return record

@@ -1,0 +1,162 @@
+"""Bringing the derived vector index back in line with the truth after a crash or a loss.
+
+The store and the vault are the truth; Chroma is derived (design.md §1), so whatever happened
+to it, it can be rebuilt from them:
+
+- ``sync_chunks``: after a kill between a Chroma write and the SQLite rows of the vault index
+  (either order), or after the index lost its files, vectors of note chunks the store does not
+  know are deleted, and notes whose chunks lack a vector are marked so that the next vault
+  reconcile re-embeds them (the daemon reconciles when it starts).
+- ``open_embedded``: an embedded Chroma folder that cannot be opened (corrupted files, a
+  half-deleted folder) is moved aside to ``chroma.broken`` and a new, empty one is made; opening
+  then re-embeds every memory from the store and marks every note for re-embedding.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import StorageError
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+    from ..models import Memory
+    from ..store import Store
+
+log = logging.getLogger(__name__)
+
+CHUNKS = "chunks"
+HOT = ("active", "promoted", "archived")  # statuses whose memories have a vector (cold ones do not)
+BROKEN_SUFFIX = ".broken"
+
+
+def forget_chunk_vectors(store: Store, uids: list[str] | None = None) -> int:
+    """Mark notes (all of them with ``uids=None``) as not embedded: the next reconcile reads
+    them again and embeds every chunk, since no recorded chunk hash matches."""
+    with store.tx() as conn:
+        if uids is None:
+            conn.execute("UPDATE chunks SET hash = ''")
+            return conn.execute("UPDATE notes SET content_hash = '', mtime = -1").rowcount
+        conn.executemany("UPDATE chunks SET hash = '' WHERE note_uid = ?", [(u,) for u in uids])
+        conn.executemany("UPDATE notes SET content_hash = '', mtime = -1 WHERE uid = ?", [(u,) for u in uids])
+    return len(uids)
+
+
+def sync(engine: Mnemo) -> dict[str, int]:
+    """Run at every open of the index. When the last write finished (``index.dirty`` is 0) and
+    the counts agree there is nothing to do; otherwise memories and note chunks are compared
+    id by id (and, after an interrupted write, memory metadata too) and repaired."""
+    index = engine._index
+    dirty = engine.store.kv_get("index.dirty", "0") != "0"
+    hot = engine.store.count(status=HOT)
+    chunk_rows = int(engine.store.query("SELECT count(*) FROM chunks")[0][0])
+    if not dirty and index.count("memories") == hot and index.count(CHUNKS) == chunk_rows:
+        return {}
+    done = sync_memories(engine, metadata=dirty)
+    done.update(sync_chunks(engine))
+    engine.store.kv_set("index.dirty", "0")
+    return done
+
+
+def sync_memories(engine: Mnemo, metadata: bool = False) -> dict[str, int]:
+    """Embed hot memories the index lacks, delete vectors of memories that are gone or cold,
+    and with ``metadata`` rewrite vector metadata that no longer says what the store says (a
+    kill between a status change's commit and its index write)."""
+    from ..engine import vector_meta
+    from .chroma import _clean_meta
+
+    index = engine._index
+    have: dict[str, dict[str, Any]] = {}
+    for page in index.entries("memories", include=("metadatas",) if metadata else ()):
+        metas = page.get("metadatas") or [{}] * len(page["ids"])
+        have.update(zip(page["ids"], metas, strict=False))
+    want: set[str] = set()
+    missing: list[Memory] = []
+    stale: list[Memory] = []
+    for batch in engine.store.iter_memories(batch=1000, status=HOT):
+        for m in batch:
+            want.add(m.id)
+            if m.id not in have:
+                missing.append(m)
+            elif metadata and _differs(_clean_meta(vector_meta(m)), have[m.id] or {}):
+                stale.append(m)
+    orphans = sorted(set(have) - want)
+    if orphans:
+        index.delete("memories", orphans)
+    if missing:
+        log.info("indexing %d memories missing from the vector index", len(missing))
+        engine._embed_into_index([missing[i : i + 512] for i in range(0, len(missing), 512)])
+    if stale:
+        index.update_metadata("memories", [m.id for m in stale], [vector_meta(m) for m in stale])
+    return {"embedded": len(missing), "orphans_removed": len(orphans), "metadata_fixed": len(stale)}
+
+
+def _differs(want: dict[str, Any], got: dict[str, Any]) -> bool:
+    # created_at is left out: it never changes, and float metadata need not round-trip exactly.
+    return any(got.get(k) != v for k, v in want.items() if k != "created_at")
+
+
+def sync_chunks(engine: Mnemo) -> dict[str, int]:
+    """Delete chunk vectors with no chunk row; mark notes whose chunks lack a vector for
+    re-embedding. Returns the counts."""
+    index = engine._index
+    have = set(index.all_ids(CHUNKS))
+    rows = {r[0]: r[1] for r in engine.store.query("SELECT id, note_uid FROM chunks")}
+    orphans = sorted(have - set(rows))
+    if orphans:
+        index.delete(CHUNKS, orphans)
+    uids = sorted({rows[i] for i in set(rows) - have})
+    if uids:
+        forget_chunk_vectors(engine.store, uids)
+        log.info("%d notes lost chunk vectors: the next vault reconcile re-embeds them", len(uids))
+    return {"orphans_removed": len(orphans), "notes_marked": len(uids)}
+
+
+def open_embedded(path: Path, open_index: Any, store: Store) -> Any:
+    """``open_index()`` (a VectorIndex on ``path``), or, when the folder cannot be opened, a new
+    index in its place with the broken folder kept aside as ``<path>.broken`` (the previous
+    broken copy is replaced). The store is told to rebuild: every memory is re-embedded by the
+    sync that follows, every note by the next vault reconcile."""
+    index = None
+    try:
+        index = open_index()
+        probe(index)
+        return index
+    except StorageError as exc:
+        if not path.exists():
+            raise
+        _close_quietly(index)
+        log.warning("the vector index at %s cannot be read (%s): rebuilding it from the store", path, exc.message)
+    aside = path.with_name(path.name + BROKEN_SUFFIX)
+    if aside.exists():
+        shutil.rmtree(aside, ignore_errors=True)
+    path.rename(aside)
+    store.kv_set("index.rebuilt_at", str(time.time()))
+    store.kv_set("index.dirty", "1")
+    forget_chunk_vectors(store)
+    return open_index()
+
+
+def probe(index: Any) -> None:
+    """Read one vector of each collection there is: Chroma opens a folder whose segment files
+    are damaged without complaint, and fails (a StorageError) only when it reads them."""
+    for name in ("memories", CHUNKS):
+        index._run(name, "reading", lambda col: col.get(limit=1, include=["embeddings"]))
+
+
+def _close_quietly(index: Any) -> None:
+    """Let go of a broken index, including Chroma's process-wide cache of its system (a later
+    client on the same path would otherwise get the broken one back)."""
+    try:
+        if index is not None:
+            index.close()
+        else:
+            from chromadb.api.client import SharedSystemClient
+
+            SharedSystemClient.clear_system_cache()
+    except Exception:  # noqa: BLE001 - it is being thrown away
+        log.debug("closing the broken index failed")
