@@ -114,8 +114,8 @@ def apply(engine: Mnemo, run_id: str, started_at: float, ops: list[Op], seconds:
         for n, group in enumerate(groups):
             t0 = time.perf_counter()
             step = group[0].step
-            journal.attempt(run_id, [op.seq for op in group])
             for op in group:
+                journal.attempt(run_id, [op.seq])  # counted before: an op that kills every attempt is given up
                 try:
                     result = dict(appliers[op.kind](engine, op, actx))
                 except MnemoError as exc:
@@ -187,7 +187,9 @@ def dream(engine: Mnemo, dry_run: bool = False, steps: Sequence[str] | str | Non
     journal.begin(run_id, now, chosen, ops)
     checkpoint("planned")
     apply_seconds: dict[str, float] = {}
-    apply(engine, run_id, now, ops, apply_seconds, progress)
+    ticks = _Ticks(progress, len(chosen) + 1)  # plan() gave one tick per step already
+    apply(engine, run_id, now, ops, apply_seconds, ticks)
+    ticks.finish()
     out = _finish(engine, run_id, journal)
     return {**base, "dry_run": False, **out, "counts": counts(ops), "review": review(engine),
             "seconds": {"plan": _round(plan_seconds), "apply": _round(apply_seconds),
@@ -211,6 +213,24 @@ def _resume(engine: Mnemo, run: dict[str, Any], dry_run: bool, t_start: float,
     out = _finish(engine, run_id, journal)
     return {**base, "dry_run": False, **out, "counts": counts(ops), "review": review(engine),
             "seconds": {"apply": _round(apply_seconds), "total": round(time.perf_counter() - t_start, 3)}}
+
+
+class _Ticks:
+    """The apply phase's progress: one tick per step with work and one for the report, topped
+    up at the end (steps without work give none), so the bar always ends full."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.given = progress, total, 0
+
+    def __call__(self, n: int) -> None:
+        self.given += n
+        if self.progress:
+            self.progress(n)
+
+    def finish(self) -> None:
+        if self.progress and self.given < self.total:
+            self.progress(self.total - self.given)
+        self.given = self.total
 
 
 def _round(seconds: dict[str, float]) -> dict[str, float]:
