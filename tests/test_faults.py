@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -78,10 +79,27 @@ def build_import(work: Path) -> None:
     _plan(work, files=files)
 
 
+# Each names an entity, so promotion takes the entities from the fingerprint (no spaCy load).
+DECISIONS = [
+    "We decided to run the billing database on PostgreSQL in Frankfurt.",
+    "Alice Martin owns the Kafka cluster for the search team.",
+    "Redis caches the sessions of the Berlin office.",
+    "Microsoft Teams replaced Slack for the support team in March.",
+    "Backups of the invoices go to Amazon S3 in Ireland.",
+    "The onboarding guide lives in Confluence, owned by Bob Chen.",
+    "Stripe handles card payments for customers in Canada.",
+    "Grafana dashboards alert the on-call engineer in London.",
+    "Terraform provisions the staging cluster on Google Cloud.",
+    "We decided to keep the Orders API in Frankfurt on PostgreSQL.",
+]
+
+
 def build_promote(work: Path) -> None:
     _notes(work / "vault", 3)
     with open_engine(work, T0) as m:
-        ids = [r.memory.id for r in m.save_many([{"content": sentence(i), "type": "decision"} for i in range(10)])]
+        items = [{"content": text, "type": "decision"} for text in DECISIONS]
+        ids = [r.memory.id for r in m.save_many(items, enrich="inline")]
+        assert all(m.get(i).fingerprint.entities for i in ids)
         m.index_vault()
     steps = [("promote", i) for i in ids[:6]]
     steps += [("touch", ids[0]), ("demote", ids[1]), ("save", "The search index is rebuilt every night at 2 am."),
@@ -316,3 +334,137 @@ def test_kill_9_at_a_random_write_loses_nothing(scenario: str, trial: int, scena
         verify(scenario, work, Acks(lines), ctx)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# -- a full disk ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(("model", "filler", "fails"), [
+    ("hash-64", " lorem ipsum dolor sit amet" * 40, "store"),  # long texts: the store's WAL hits the limit
+    ("hash-2048", "", "index"),  # short texts, wide vectors: Chroma's files hit it first
+])
+def test_a_write_past_the_file_size_limit_is_a_clear_error_and_the_store_stays_whole(
+        model: str, filler: str, fails: str, tmp_path: Path) -> None:
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+    from mnemo.nlp.embedder import HashEmbedder
+
+    home = tmp_path / "home"
+    dim = int(model.split("-")[1])
+
+    def engine() -> Mnemo:
+        return Mnemo(load_settings(home=home, overrides={"embedding.model": model}), clock=Clock(T0),
+                     embedder=HashEmbedder(dim))
+
+    with engine() as m:
+        before = {r.memory.id: r.memory.content for r in m.save_many([{"content": sentence(i)} for i in range(50)])}
+    big = tmp_path / "big.jsonl"
+    big.write_text("\n".join(json.dumps({"id": f"big-{i:04d}", "content": f"Imported memory {i}.{filler}"})
+                             for i in range(3000)) + "\n")
+    limit = max(p.stat().st_size for p in home.rglob("*") if p.is_file()) + 300_000
+
+    def limited() -> None:  # runs in the child: a write past `limit` bytes fails with EFBIG
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    env = {**os.environ, "MNEMO_HOME": str(home), "MNEMO_EMBEDDING_MODEL": model, "MNEMO_NOW": "2026-03-02T09:00:00Z"}
+    proc = subprocess.run([sys.executable, "-m", "mnemo", "import", str(big), "--json"], capture_output=True, text=True,
+                          env=env, preexec_fn=limited, timeout=120)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    [error, hint] = [line for line in proc.stderr.splitlines() if line.startswith(("Error:", "Hint:"))]
+    assert "disk I/O error" in error and ("vector index" in error) == (fails == "index")
+    assert "disk space" in hint or "rebuilds it" in hint
+    with engine() as m:
+        assert m.store.query("PRAGMA integrity_check")[0][0] == "ok"
+        assert {i: m.get(i).content for i in before} == before
+        imported = [r[0] for r in m.store.query("SELECT id FROM memories WHERE id LIKE 'big-%' ORDER BY id")]
+        assert len(imported) % 256 == 0  # whole committed chunks, nothing half-written
+        assert imported == [f"big-{i:04d}" for i in range(len(imported))]
+        assert (len(imported) > 0) == (fails == "index")  # the index failed after the store's commit
+        doctor_clean(m)  # the open re-synced the index with the store
+        assert m.recall(sentence(7), k=1, touch=False)[0].content == sentence(7)
+
+
+# -- a lost or damaged vector index -------------------------------------------------------------------
+def _seeded(work: Path) -> list[str]:
+    _notes(work / "vault", 6)
+    with open_engine(work, T0) as m:
+        ids = [r.memory.id for r in m.save_many([{"content": sentence(i)} for i in range(1200)])]
+        m.index_vault()
+    return ids
+
+
+def _damage(home: Path, how: str) -> None:
+    chroma = home / "chroma"
+    if how == "deleted":
+        shutil.rmtree(chroma)
+    elif how == "database":
+        size = (chroma / "chroma.sqlite3").stat().st_size
+        (chroma / "chroma.sqlite3").write_bytes(random.Random(1).randbytes(size))
+    elif how == "segment":  # the vectors of one collection (the biggest HNSW file)
+        seg = max(chroma.glob("*/data_level0.bin"), key=lambda p: p.stat().st_size)
+        seg.write_bytes(random.Random(2).randbytes(seg.stat().st_size))
+
+
+@pytest.mark.parametrize("how", ["deleted", "database", "segment"])
+def test_a_lost_or_corrupted_chroma_folder_is_rebuilt_from_the_store(how: str, tmp_path: Path) -> None:
+    work = tmp_path / "w"
+    (work / "vault").mkdir(parents=True)
+    ids = _seeded(work)
+    _damage(work / "home", how)
+    with open_engine(work, T0) as m:
+        assert m.index.count("memories") == len(ids)  # re-embedded from the store when it opened
+        if how != "deleted":
+            assert (work / "home" / "chroma.broken").is_dir()  # kept aside, not deleted
+        report = m.doctor()
+        assert report["checks"]["vectors"]["ok"]
+        # Every note is marked for the next reconcile (the daemon's start), which re-embeds it.
+        assert set(report["checks"]["notes"]["problems"]) == {"stale", "missing_vector"}
+        assert report["checks"]["notes"]["problems"]["stale"] == 6
+        m.index_vault()
+        doctor_clean(m)
+        assert m.recall(sentence(42), k=1, touch=False)[0].id == ids[42]
+        assert m.recall(sentence(3 * 5 + 1), k=1, touch=False, tier="ltm")[0].path == "Projects/Note 003.md"
+
+
+# -- what a killed writer leaves ----------------------------------------------------------------------
+def test_temp_files_and_half_done_moves_of_a_dead_writer_are_swept(tmp_path: Path) -> None:
+    from mnemo.vault.writer import MOVE_SUFFIX, move_note_file, text_hash
+
+    work = tmp_path / "w"
+    vault = work / "vault"
+    _notes(vault, 3)
+    with open_engine(work, T0) as m:
+        m.index_vault()
+    projects = vault / "Projects"
+    old = "Projects/Note 000.md"
+    moved = (vault / old).read_text()
+    # A move cut after the new note was written: both exist, the record says so.
+    (vault / "Archive").mkdir()
+    (vault / "Archive" / "Note 000.md").write_text(moved)
+    (vault / "Archive" / f".Note 000.md.aaaa{MOVE_SUFFIX}").write_text(json.dumps(
+        {"from": old, "to": "Archive/Note 000.md", "old_hash": text_hash(moved), "new_hash": text_hash(moved)}))
+    # A move whose old note a person edited since: nothing is removed, only the record.
+    (vault / "Archive" / "Note 001.md").write_text("# a copy\n")
+    (projects / f".Note 001.md.bbbb{MOVE_SUFFIX}").write_text(json.dumps(
+        {"from": "Projects/Note 001.md", "to": "Archive/Note 001.md", "old_hash": "0" * 64, "new_hash": text_hash("# a copy\n")}))
+    (projects / f".Note 002.md.cccc{TEMP_SUFFIX}").write_text("half a no")
+    (projects / ".obsidian-like.json").write_text("{}")  # not mnemo's: left alone
+    past = T0 - 3600
+    for p in [*projects.glob(".*"), *(vault / "Archive").glob(".*")]:
+        os.utime(p, (past, past))
+    with open_engine(work, T0) as m:
+        fresh = projects / f".Note 002.md.dddd{TEMP_SUFFIX}"
+        fresh.write_text("a write in progress in this process")  # newer than the owner: untouched
+        report = m.doctor()
+        assert report["checks"]["leftovers"]["problems"] == {"temp_files": 1, "unfinished_moves": 2}
+        counts = m.index_vault()
+        assert counts["moved"] == 1 and counts["added"] == 1  # the finished move; the person's copy
+        assert m.doctor()["ok"]
+        assert not (vault / old).exists() and (vault / "Archive" / "Note 000.md").read_text() == moved
+        assert (projects / "Note 001.md").exists() and (vault / "Archive" / "Note 001.md").exists()
+        assert {p.name for p in projects.glob(".*")} == {".obsidian-like.json", fresh.name}
+        fresh.unlink()
+        # A real move leaves no record behind.
+        move_note_file(vault, "Projects/Note 002.md", "Archive/Note 002.md")
+        assert leftovers(vault) == [] and not list(vault.rglob(f"*{MOVE_SUFFIX}"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import struct
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,6 +124,9 @@ def open_embedded(path: Path, open_index: Any, store: Store) -> Any:
     sync that follows, every note by the next vault reconcile."""
     index = None
     try:
+        damaged = check_segments(path) if path.is_dir() else []
+        if damaged:
+            raise StorageError(f"damaged graph files: {'; '.join(damaged[:3])}")
         index = open_index()
         probe(index)
         return index
@@ -139,6 +143,96 @@ def open_embedded(path: Path, open_index: Any, store: Store) -> Any:
     store.kv_set("index.dirty", "1")
     forget_chunk_vectors(store)
     return open_index()
+
+
+# -- the HNSW segment files ----------------------------------------------------------------------
+# Chroma (1.x) keeps each collection's graph in a folder of hnswlib files and loads them without
+# checking them: a damaged data file crashes the process (SIGSEGV) at its first read, which no
+# error handling can catch. So the files are checked before Chroma opens them. header.bin (100
+# bytes): a uint32 format version (1), then size_t offsetLevel0, max_elements,
+# cur_element_count, size_data_per_element, label_offset, offsetData, int maxlevel, uint32
+# enterpoint, size_t maxM, maxM0, M, double mult, size_t ef_construction. data_level0.bin holds
+# cur_element_count records of size_data_per_element bytes: a uint32 link count (low 16 bits),
+# maxM0 uint32 neighbour numbers, the vector, an 8-byte label. link_lists.bin holds, per
+# element, a uint32 byte size and its upper-level lists: per level a count and maxM neighbour
+# numbers. (length.bin holds the vectors' norms.)
+_HEADER = struct.Struct("<I6QiI3QdQ")
+
+
+def check_segments(path: Path) -> list[str]:
+    """What is wrong with the HNSW files under the Chroma folder ``path`` (empty when nothing)."""
+    problems: list[str] = []
+    for header in sorted(path.glob("*/header.bin")):
+        try:
+            problems += [f"{header.parent.name}: {p}" for p in _check_segment(header.parent)]
+        except (OSError, ValueError) as exc:
+            problems.append(f"{header.parent.name}: {exc}")
+    return problems
+
+
+def _check_segment(seg: Path) -> list[str]:
+    import numpy as np
+
+    raw = (seg / "header.bin").read_bytes()
+    if len(raw) < _HEADER.size:
+        return [f"header.bin is {len(raw)} bytes"]
+    (version, _off0, max_el, count, size_el, label_off, data_off, max_level, entry, max_m, max_m0, _m, _mult,
+     _ef) = _HEADER.unpack_from(raw)
+    if version != 1:
+        return []  # a format this check does not know: Chroma's own loader judges it
+    if not (0 <= count <= max_el and data_off == 4 + 4 * max_m0 and label_off + 8 == size_el and data_off <= label_off
+            and 0 < max_m <= max_m0 < 4096 and (count == 0 or (0 <= max_level < 64 and entry < count))):
+        return ["header.bin does not describe a graph"]
+    level0 = seg / "data_level0.bin"
+    if level0.stat().st_size < count * size_el:
+        return [f"data_level0.bin is {level0.stat().st_size} bytes, {count * size_el} expected"]
+    if count == 0:
+        return []
+    out: list[str] = []
+    # Level 0: the link count and the neighbour numbers of each record (the vectors are not read).
+    links = np.memmap(level0, dtype=np.uint32, mode="r", shape=(count, size_el // 4))[:, : 1 + max_m0]
+    if not _lists_ok(np.asarray(links), max_m0, count):
+        out.append("data_level0.bin has links out of range")
+    upper = seg / "link_lists.bin"
+    if upper.exists():
+        lists = _upper_lists(upper.read_bytes(), count, 4 * (1 + max_m), max_level)
+        if lists is None:
+            out.append("link_lists.bin is not a list per element")
+        elif len(lists) and not _lists_ok(lists.reshape(-1, 1 + max_m), max_m, count):
+            out.append("link_lists.bin has links out of range")
+    return out
+
+
+def _upper_lists(data: bytes, count: int, record: int, max_level: int) -> Any:
+    """The upper-level lists of link_lists.bin (per element: a uint32 byte size, then that many
+    bytes, a whole number of levels), as one uint32 array; None when the sizes do not add up."""
+    import numpy as np
+
+    parts: list[bytes] = []
+    pos = 0
+    for _ in range(count):
+        if pos + 4 > len(data):
+            return None
+        size = int.from_bytes(data[pos : pos + 4], "little")
+        pos += 4
+        if size:
+            if size % record or size // record > max_level or pos + size > len(data):
+                return None
+            parts.append(data[pos : pos + size])
+            pos += size
+    if pos != len(data):
+        return None
+    return np.frombuffer(b"".join(parts), dtype=np.uint32)
+
+
+def _lists_ok(lists: Any, width: int, count: int) -> bool:
+    import numpy as np
+
+    n = lists[:, 0] & 0xFFFF
+    if np.any(n > width):
+        return False
+    used = np.arange(width)[None, :] < n[:, None]
+    return not np.any(lists[:, 1:][used] >= count)
 
 
 def probe(index: Any) -> None:

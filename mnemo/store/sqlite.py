@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -22,6 +23,15 @@ from .schema import MIGRATIONS
 _SCALAR = ["id", "content", "tokens", "type", "layer", "status", "wing", "room", "source", "trust", "importance", "strength", "use_count", "created_at", "updated_at", "last_used", "pinned", "note_path", "session_id", "duplicate_of", "surprise", "review_count", "cross_domain_count", "last_review_at", "event_at", "expires_at", "archived_at", "superseded_by", "embed_model"]
 _JSON_COLS = ("fingerprint", "tags", "meta")
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+
+DISK_HINT = "free some disk space (or raise the file size limit) and try again; what failed was not stored"
+
+
+def _disk_trouble(exc: sqlite3.Error) -> bool:
+    """A full disk, a file-size limit (EFBIG) or an I/O error: SQLite says "disk" or "full"."""
+    text = str(exc).lower()
+    return "disk" in text or "full" in text
 
 
 def content_hash(text: str) -> str:
@@ -88,18 +98,28 @@ class Store:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite3.OperationalError) and _disk_trouble(exc):
+                    raise StorageError(f"the store could not be written: {exc}", hint=DISK_HINT) from exc
                 raise
             else:
                 try:
                     faults.point()
                     self.conn.execute("COMMIT")
                 except sqlite3.Error as exc:
-                    self.conn.execute("ROLLBACK")
-                    raise StorageError(f"could not commit to the store: {exc}") from exc
+                    self._rollback()
+                    raise StorageError(f"could not commit to the store: {exc}",
+                                       hint=DISK_HINT if _disk_trouble(exc) else None) from exc
             finally:
                 self._depth = 0
+
+    def _rollback(self) -> None:
+        """Roll back if a transaction is still open: SQLite ends it by itself after some errors
+        (a full disk, an I/O error), and a second ROLLBACK would hide the real error."""
+        if self.conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         with self.lock:
@@ -112,8 +132,8 @@ class Store:
             try:
                 return self.conn.execute(sql, params)
             except sqlite3.OperationalError as exc:
-                if "disk" in str(exc) or "full" in str(exc):
-                    raise StorageError(f"the store could not be written: {exc}", hint="free some disk space") from exc
+                if _disk_trouble(exc):
+                    raise StorageError(f"the store could not be written: {exc}", hint=DISK_HINT) from exc
                 raise
 
     def _migrate(self) -> None:
