@@ -440,8 +440,12 @@ class Mnemo:
         from dataclasses import replace
 
         now = self.now()
-        new = replace(m, status=status, updated_at=now, archived_at=now if status == Status.ARCHIVED else m.archived_at)
         with self.write_lock, self.index_write():
+            # Only the status and the note change: the rest comes from the row as it is now, so a
+            # use recorded since the caller read ``m`` (another request) is not written over.
+            current = self.store.get_memory(m.id) or m
+            new = replace(current, status=status, note_path=m.note_path, updated_at=now,
+                          archived_at=now if status == Status.ARCHIVED else current.archived_at)
             self.store.update_memory(new)
             self.index.update_metadata("memories", [new.id], [vector_meta(new)])
         return new

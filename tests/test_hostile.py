@@ -390,8 +390,6 @@ def test_vault_file(name: str, world: VaultWorld) -> None:
     assert not (world.vault.parent / "PWNED").exists()
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError,
-                   reason="vault/parse.py: _plain() recurses outside load_yaml's try; one such note stops index_vault")
 def test_deeply_nested_frontmatter_is_a_frontmatter_error() -> None:
     from mnemo.vault.parse import parse_note
 

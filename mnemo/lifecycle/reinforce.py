@@ -56,10 +56,11 @@ def reinforce(
     the use happened in (the graph links what was recalled in a session to what is saved in it)."""
     now = engine.now()
     s = engine.settings.scoring
-    found = engine.store.get_memories(ids)
     out: list[Memory] = []
     moved: list[Memory] = []
     with engine.write_lock, engine.store.tx():
+        # Read under the lock: two requests reinforcing one memory at once must add two uses.
+        found = engine.store.get_memories(ids)
         for mid in ids:
             m = found.get(mid)
             if m is None:

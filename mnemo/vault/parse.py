@@ -113,7 +113,10 @@ def load_yaml(raw: str) -> tuple[dict[str, Any], str | None]:
         return {}, None
     if not isinstance(data, dict):
         return {}, "the frontmatter is not a mapping of properties"
-    return {str(k): _plain(v) for k, v in data.items()}, None
+    try:
+        return {str(k): _plain(v) for k, v in data.items()}, None
+    except RecursionError:  # libyaml parses what Python cannot walk (thousands of nested lists)
+        return {}, "invalid YAML: the frontmatter is nested too deeply"
 
 
 def _plain(value: Any) -> Any:
