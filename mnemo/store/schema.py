@@ -218,4 +218,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX dream_clusters_status ON dream_clusters(status);
         """,
     ),
+    (
+        "0007_fts_rowid",
+        # FTS rows take their memory's rowid so updates find them by key, not by a scan.
+        """
+        DELETE FROM memories_fts;
+        INSERT INTO memories_fts (rowid, id, content, tags) SELECT rowid, id, content,
+            (SELECT coalesce(group_concat(value, ' '), '') FROM json_each(memories.tags)) FROM memories;
+        """,
+    ),
 ]

@@ -23,6 +23,10 @@ from .schema import MIGRATIONS
 _SCALAR = ["id", "content", "tokens", "type", "layer", "status", "wing", "room", "source", "trust", "importance", "strength", "use_count", "created_at", "updated_at", "last_used", "pinned", "note_path", "session_id", "duplicate_of", "surprise", "review_count", "cross_domain_count", "last_review_at", "event_at", "expires_at", "archived_at", "superseded_by", "embed_model"]
 _JSON_COLS = ("fingerprint", "tags", "meta")
 _WORD = re.compile(r"\w+", re.UNICODE)
+FTS_FILL = (
+    "INSERT INTO memories_fts (rowid, id, content, tags) SELECT rowid, id, content, "
+    "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each(memories.tags)) FROM memories"
+)
 
 
 DISK_HINT = "free some disk space (or raise the file size limit) and try again; what failed was not stored"
@@ -184,24 +188,30 @@ class Store:
         sql = f"INSERT INTO memories ({', '.join(cols)}) VALUES ({', '.join(':' + c for c in cols)})"
         with self.tx() as conn:
             conn.executemany(sql, rows)
+            # The FTS row shares the memory's rowid, so it can be found without a scan (the
+            # id column of an FTS5 table is not indexed).
             conn.executemany(
-                "INSERT INTO memories_fts (id, content, tags) VALUES (?, ?, ?)",
-                [(r["id"], r["content"], " ".join(json.loads(r["tags"]))) for r in rows],
+                "INSERT INTO memories_fts (rowid, id, content, tags) "
+                "VALUES ((SELECT rowid FROM memories WHERE id = ?), ?, ?, ?)",
+                [(r["id"], r["id"], r["content"], " ".join(json.loads(r["tags"]))) for r in rows],
             )
 
     def update_memory(self, memory: Memory) -> None:
-        """Write every field of ``memory`` back (the row must exist); keeps FTS in step."""
+        """Write every field of ``memory`` back (the row must exist); the FTS row is rewritten
+        only when the content or the tags changed."""
         row = self._memory_to_row(memory)
         sets = ", ".join(f"{c} = :{c}" for c in row if c != "id")
         with self.tx() as conn:
-            cur = conn.execute(f"UPDATE memories SET {sets} WHERE id = :id", row)
-            if cur.rowcount == 0:
+            old = conn.execute("SELECT rowid, content_hash, tags FROM memories WHERE id = ?", (memory.id,)).fetchone()
+            if old is None:
                 raise StorageError(f"memory {memory.id} vanished during an update")
-            conn.execute("DELETE FROM memories_fts WHERE id = ?", (memory.id,))
-            conn.execute(
-                "INSERT INTO memories_fts (id, content, tags) VALUES (?, ?, ?)",
-                (memory.id, memory.content, " ".join(memory.tags)),
-            )
+            conn.execute(f"UPDATE memories SET {sets} WHERE id = :id", row)
+            if old["content_hash"] != row["content_hash"] or old["tags"] != row["tags"]:
+                conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (old["rowid"],))
+                conn.execute(
+                    "INSERT INTO memories_fts (rowid, id, content, tags) VALUES (?, ?, ?, ?)",
+                    (old["rowid"], memory.id, memory.content, " ".join(memory.tags)),
+                )
 
     def get_memory(self, memory_id: str) -> Memory | None:
         rows = self.query("SELECT * FROM memories WHERE id = ?", (memory_id,))
@@ -314,10 +324,7 @@ class Store:
     def fts_rebuild(self) -> int:
         with self.tx() as conn:
             conn.execute("DELETE FROM memories_fts")
-            conn.execute(
-                "INSERT INTO memories_fts (id, content, tags) SELECT id, content, "
-                "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each(memories.tags)) FROM memories"
-            )
+            conn.execute(FTS_FILL)
         return int(self.query("SELECT count(*) FROM memories_fts")[0][0])
 
     # -- uses and activity days -------------------------------------------------------------
@@ -411,12 +418,17 @@ class Store:
         return out
 
     def inbound_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """Inbound links per memory, for the hub score. ``shares_entity:*`` links are left out:
+        they are dense structural links (MIRA counts entities in its own entity-hub term), and
+        counting them would make every memory that names a popular entity a hub."""
         out: dict[str, int] = {}
         for i in range(0, len(ids), 500):
             part = list(ids[i : i + 500])
             marks = ",".join("?" * len(part))
             for r in self.query(
-                f"SELECT src, count(*) FROM links WHERE dir = 'in' AND src IN ({marks}) GROUP BY src", part
+                f"SELECT src, count(*) FROM links WHERE dir = 'in' AND rel NOT LIKE 'shares_entity:%' "
+                f"AND src IN ({marks}) GROUP BY src",
+                part,
             ):
                 out[r[0]] = int(r[1])
         return out
