@@ -374,7 +374,12 @@ def test_stdout_is_only_protocol(mcp_home: Path, vault: Path, tmp_path: Path) ->
                 data(await s.call_tool("recall", {"query": "staging Debian"}))
                 data(await s.call_tool("observe_memory_usage", {"memory_ids": [m["id"]]}))
                 data(await s.call_tool("gc", {}))
-                data(await s.call_tool("stats", {}))
+                first = data(await s.call_tool("stats", {}))["daemon"]["pid"]
+                # the daemon goes away mid-session: the next call starts a new one and goes on
+                await anyio.to_thread.run_sync(lambda: stop_daemon(mcp_home, timeout=30))
+                again = data(await s.call_tool("get_memory", {"memory_id": m["id"]}))
+                assert again["content"] == "Staging runs on Debian 12 since March."
+                assert data(await s.call_tool("stats", {}))["daemon"]["pid"] not in (first, None)
             await client_write.aclose()
             with anyio.fail_after(20):
                 await proc.wait()
