@@ -25,8 +25,9 @@ Each check looks at one structure and can repair it from the truth:
 - ``permissions``: nothing mnemo keeps in ``MNEMO_HOME`` is open to other accounts (``security``);
   other files a person keeps there are left alone.
 
-Opening the vector index already embeds memories a crash left out of it (``Mnemo._sync_index``),
-so on a fresh process this reports the state after that self-repair. Checks are plain objects
+Opening the vector index already repairs what a crash left (``index.recover``: missing and
+orphan vectors, stale metadata, notes that lost chunk vectors, an unreadable Chroma folder), so
+on a fresh process this reports the state after that self-repair. Checks are plain objects
 in ``CHECKS``.
 """
 
