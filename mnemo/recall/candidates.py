@@ -18,6 +18,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..models import Hit, Memory, Status
 from .filters import Filters
 from .keywords import memory_bm25
@@ -74,17 +76,49 @@ class Pool:
     candidates: dict[str, Candidate] = field(default_factory=dict)
     bm25_memories: Ranking = field(default_factory=list)
     bm25_chunks: Ranking = field(default_factory=list)
+    vectors_seen: dict[str, Any] = field(default_factory=dict)  # stored vectors Chroma returned
     vectors: Ranking = field(default_factory=list)  # memories and chunks merged by cosine
 
     def rankings(self, w_bm25: float, w_vector: float) -> list[tuple[Ranking, float]]:
         return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
 
 
-def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int) -> Ranking:
-    """(memory id, cosine) best first. Chroma cannot test tag lists, so with a tag filter more
-    are fetched and the tags are checked once the memories are loaded."""
+def nearest(engine: Mnemo, name: str, qvec: Any, n: int, where: dict[str, Any] | None = None,
+            keep: dict[str, Any] | None = None) -> Ranking:
+    """(id, cosine) best first: one Chroma query through the index's lock and error handling.
+    Chroma answers ``n_results`` beyond the collection's size with what it has, so no count
+    is asked first (a count costs as much as the query on 100k vectors). With ``keep``, the
+    stored vectors come back in the same call (the duplicate and overlap checks need them)."""
+    if n <= 0:
+        return []
+    vec = np.asarray([qvec], dtype=np.float32)
+    include = ["distances", "embeddings"] if keep is not None else ["distances"]
+
+    def op(col: Any) -> Any:
+        return col.query(query_embeddings=vec, n_results=int(n), where=where or None, include=include)
+
+    res = engine.index._run(name, "querying", op)
+    ids = res["ids"][0] if res and res.get("ids") else []
+    dists = (res.get("distances") or [[1.0] * len(ids)])[0]
+    if keep is not None and res.get("embeddings") is not None and len(res["embeddings"]):
+        for i, v in zip(ids, res["embeddings"][0], strict=False):
+            keep[i] = np.asarray(v, dtype=np.float32)
+    return [(i, 1.0 - float(d)) for i, d in zip(ids, dists, strict=False)]
+
+
+def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int, keep: dict[str, Any] | None = None) -> Ranking:
+    """(memory id, cosine) best first. A metadata filter makes Chroma test every vector (about
+    a second on 100k), so the default filter (live statuses; archived memories are few) is
+    checked afterwards on light rows, over-fetching a little; other filters go to Chroma. Tag
+    lists Chroma cannot test: with a tag filter more are fetched and checked later."""
     fetch = n * 4 if filters.tags else n
-    return engine.index.query("memories", qvec, fetch, where=filters.where())
+    if filters.is_default:
+        found = nearest(engine, "memories", qvec, fetch + max(10, fetch // 5), keep=keep)
+        rows = light_rows(engine, [i for i, _ in found])
+        kept = [(i, s) for i, s in found if i in rows and filters.matches_row(rows[i])]
+        if len(kept) >= fetch or len(found) < fetch:
+            return kept[:fetch]
+    return nearest(engine, "memories", qvec, fetch, where=filters.where(), keep=keep)
 
 
 def _chunk_search(engine: Mnemo, q: Query, qvec: Any, n: int) -> tuple[Ranking, Ranking]:
@@ -144,7 +178,7 @@ def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Any, n: int) -> Pool
     mem_vec: Ranking = []
     if filters.wants_stm:
         mem_bm = memory_bm25(engine, q, filters, n)
-        mem_vec = memory_vectors(engine, qvec, filters, n)
+        mem_vec = memory_vectors(engine, qvec, filters, n, keep=pool.vectors_seen)
     chunk_bm: Ranking = []
     chunk_vec: Ranking = []
     if filters.wants_ltm:

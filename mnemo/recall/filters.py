@@ -34,6 +34,12 @@ class Filters:
     until: float | None = None  # created at or before
 
     @property
+    def is_default(self) -> bool:
+        """Only the default statuses (and perhaps tags, which Chroma cannot test anyway)."""
+        return not (self.status_given or self.type or self.layer or self.wing or self.room
+                    or self.since is not None or self.until is not None)
+
+    @property
     def memory_only(self) -> bool:
         """Filters only a memory can satisfy (a person's note has no type, layer or wing)."""
         return bool(self.type or self.layer or self.wing or self.room or self.status_given)

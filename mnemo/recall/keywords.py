@@ -13,11 +13,13 @@ the postings of its words. Two measures keep it small:
    barely moves the BM25 order, but its postings would dominate the work. Document frequencies
    come from FTS5's own vocabulary (``fts5vocab``), the query words are stemmed by FTS5's own
    tokenizer in a connection-private temporary table, so both sides agree on what a term is.
-   Small stores (every store LoCoMo-sized) never prune.
+   Small stores (every store LoCoMo-sized) never prune. A count is cached per stem until the
+   store's size moves by 2 % (common words are the ones queries repeat).
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..store.sqlite import fts_query
@@ -39,10 +41,19 @@ def _ensure_temp(conn: Any) -> None:
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.mnemo_memvocab USING fts5vocab(main, memories_fts, 'row')")
 
 
-def document_frequencies(engine: Mnemo, words: list[str]) -> dict[str, int]:
+# Per store: stem → (document frequency, store size when counted). Counting walks the term's
+# postings (milliseconds for a common word on 100k memories); common words are exactly the ones
+# that recur in queries, and their share moves slowly, so a count stays good until the store
+# has grown or shrunk by 2 %.
+_DF_CACHE: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, int]]] = weakref.WeakKeyDictionary()
+DF_CACHE_DRIFT = 0.02
+
+
+def document_frequencies(engine: Mnemo, words: list[str], size: int | None = None) -> dict[str, int]:
     """How many memories hold each word (as FTS5 stems it). Temporary tables belong to this
     connection and live outside the store file: the store itself is not written."""
     store = engine.store
+    cache = _DF_CACHE.setdefault(store, {})
     with store.lock:
         conn = store.conn
         _ensure_temp(conn)
@@ -56,8 +67,14 @@ def document_frequencies(engine: Mnemo, words: list[str]) -> dict[str, int]:
             if stem is None:
                 out[w] = 0
                 continue
+            hit = cache.get(stem)
+            if hit is not None and size is not None and abs(size - hit[1]) <= DF_CACHE_DRIFT * max(1, hit[1]):
+                out[w] = hit[0]
+                continue
             row = conn.execute("SELECT doc FROM temp.mnemo_memvocab WHERE term = ?", (stem,)).fetchone()
             out[w] = int(row[0]) if row else 0
+            if size is not None:
+                cache[stem] = (out[w], size)
     return out
 
 
@@ -69,7 +86,7 @@ def prune_common(engine: Mnemo, words: list[str]) -> list[str]:
     limit = max(COMMON_MIN_DF, COMMON_SHARE * size)
     if size <= limit:
         return words
-    df = document_frequencies(engine, words)
+    df = document_frequencies(engine, words, size)
     keep = [w for w in words if df[w] <= limit]
     return keep or [min(words, key=lambda w: df[w])]
 

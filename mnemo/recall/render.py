@@ -44,8 +44,8 @@ def candidate_item(c: Candidate, vector: Any = None, causal: frozenset[str] = fr
         # A note mnemo owns is reinforced through its memory id; a person's note is named by its path.
         ref = short_id(c.memory.id) if c.memory is not None else where
         label = f"note {where}, {day(h.created_at)}" if c.memory is not None else f"note, {day(h.created_at)}"
-        texts = renderings(ref, label, h.content, c.memory.fingerprint if c.memory else None,
-                           header=f"[note | {day(h.created_at)} | {where}] → {ref}")
+        head = f"note | {day(h.created_at)} | {where}" if c.memory is not None else f"note | {day(h.created_at)}"
+        texts = renderings(ref, label, h.content, c.memory.fingerprint if c.memory else None, header=f"[{head}] → {ref}")
         key = c.memory.id if c.memory is not None else c.id
         return Item(key=key, score=c.score, texts=texts, vector=vector, created_at=h.created_at, causal=causal, payload=c)
     assert c.memory is not None
