@@ -321,7 +321,12 @@ def run_checks(engine: Mnemo, repair: bool = False) -> dict[str, Any]:
     for check in CHECKS:
         found = check.find(engine)
         if repair and any(found.values()):
-            report["repaired"][check.name] = check.repair(engine, found)
+            from .vault import vault_lock
+
+            # Vault lock first, then the write lock, as every vault operation takes them (a
+            # repair may re-index notes while the daemon's watcher indexes one).
+            with vault_lock(engine):
+                report["repaired"][check.name] = check.repair(engine, found)
             found = check.find(engine)
         bad = {k: v for k, v in found.items() if v}
         entry: dict[str, Any] = {
