@@ -189,13 +189,11 @@ def repair_notes(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
         if found.get("missing_vector"):
             # Forget what the index knew of those notes' chunks so the reconcile below re-embeds
             # them (a chunk whose recorded hash matches would be kept as it is).
+            from .index.recover import forget_chunk_vectors
+
             ids = found["missing_vector"]
             q = f"SELECT DISTINCT note_uid FROM chunks WHERE id IN ({_marks(ids)})"
-            uids = [r[0] for r in engine.store.query(q, ids)]
-            with engine.store.tx() as conn:
-                conn.executemany("UPDATE chunks SET hash = '' WHERE note_uid = ?", [(u,) for u in uids])
-                conn.executemany("UPDATE notes SET content_hash = '', mtime = -1 WHERE uid = ?", [(u,) for u in uids])
-            done["notes_reembedded"] = len(uids)
+            done["notes_reembedded"] = forget_chunk_vectors(engine.store, [r[0] for r in engine.store.query(q, ids)])
         if any(found.get(k) for k in ("unindexed", "stale", "gone", "missing_vector", "model")):
             counts = engine.index_vault()
             done.update({f"notes_{k}": v for k, v in counts.items() if k in ("added", "changed", "moved", "removed") and v})

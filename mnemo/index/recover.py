@@ -3,13 +3,17 @@
 The store and the vault are the truth; Chroma is derived (design.md §1), so whatever happened
 to it, it can be rebuilt from them:
 
-- ``sync_chunks``: after a kill between a Chroma write and the SQLite rows of the vault index
-  (either order), or after the index lost its files, vectors of note chunks the store does not
-  know are deleted, and notes whose chunks lack a vector are marked so that the next vault
-  reconcile re-embeds them (the daemon reconciles when it starts).
-- ``open_embedded``: an embedded Chroma folder that cannot be opened (corrupted files, a
-  half-deleted folder) is moved aside to ``chroma.broken`` and a new, empty one is made; opening
-  then re-embeds every memory from the store and marks every note for re-embedding.
+- ``sync`` (every open of the index): cheap when the last write finished (the ``index.dirty``
+  mark that ``Mnemo.index_write`` sets around Chroma writes is clear) and the counts agree.
+  Otherwise ``sync_memories`` embeds the memories the index lacks, deletes vectors of memories
+  that are gone or cold and, after an interrupted write, rewrites stale metadata; and
+  ``sync_chunks`` deletes vectors of note chunks the store does not know and marks the notes
+  whose chunks lack a vector, so that the next vault reconcile re-embeds them (the daemon
+  reconciles when it starts).
+- ``open_embedded``: an embedded Chroma folder that cannot be read (``check_segments`` finds
+  damaged HNSW files, Chroma refuses its database, or a probe read fails) is moved aside to
+  ``chroma.broken`` and a new, empty one is made; the open then re-embeds every memory from
+  the store, and every note is marked for re-embedding.
 """
 
 from __future__ import annotations
