@@ -104,7 +104,9 @@ class VaultSettings:
     archive_folder: str = "Archive"
     dreams_folder: str = "Dreams"
     # Globs (vault-relative) of notes that are not indexed; templates are placeholders, not knowledge.
-    exclude: list[str] = field(default_factory=lambda: ["Templates/"])
+    # The dashboard is a generated view of what the store already holds: indexing it would only
+    # echo other hits back in recall.
+    exclude: list[str] = field(default_factory=lambda: ["Templates/", "mnemo Dashboard.md"])
     chunk_words: int = 300
 
 
