@@ -83,23 +83,26 @@ def sessions(conv: dict[str, Any]) -> list[tuple[int, float, list[dict[str, Any]
     return sorted(out)
 
 
-def normalise_evidence(raw: list[Any], known: set[str]) -> tuple[list[str], int]:
+def normalise_evidence(raw: list[Any], known: set[str]) -> tuple[list[str], int, int]:
     """Evidence ids as ``D<session>:<turn>`` (zero-padding and stray colons removed, lists
-    split); returns (resolvable ids, number skipped)."""
+    split); returns (resolvable ids, number skipped, number that needed normalising)."""
     ids: list[str] = []
-    skipped = 0
+    skipped = fixed = 0
     for item in raw or []:
-        found = _EVIDENCE.findall(str(item))
+        text = str(item)
+        found = _EVIDENCE.findall(text)
         if not found:
             skipped += 1
             continue
         for s, t in found:
             did = f"D{int(s)}:{int(t)}"
+            if did != text.strip():
+                fixed += 1
             if did in known:
                 ids.append(did)
             else:
                 skipped += 1
-    return list(dict.fromkeys(ids)), skipped
+    return list(dict.fromkeys(ids)), skipped, fixed
 
 
 def metrics(ranked: list[str], evidence: set[str], ks: list[int]) -> dict[str, float]:
@@ -119,7 +122,7 @@ def run_conversation(sample: dict[str, Any], embedder: Any, ks: list[int], ablat
     sess = sessions(conv)
     n_cand = max(50, 3 * max(ks))
     rows: dict[str, list[tuple[int, dict[str, float]]]] = defaultdict(list)
-    skipped_ids = skipped_questions = 0
+    skipped_ids = skipped_questions = fixed_ids = 0
     with tempfile.TemporaryDirectory(prefix="mnemo-locomo-") as home:
         settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2", **overrides})
         clock = Clock(sess[0][1])
@@ -143,8 +146,9 @@ def run_conversation(sample: dict[str, Any], embedder: Any, ks: list[int], ablat
             latencies: list[float] = []
             base = {f: getattr(m.settings.recall, f) for s in ABLATIONS.values() for f in s}
             for qa in sample.get("qa", []):
-                evidence, skipped = normalise_evidence(qa.get("evidence", []), known)
+                evidence, skipped, fixed = normalise_evidence(qa.get("evidence", []), known)
                 skipped_ids += skipped
+                fixed_ids += fixed
                 if not evidence:
                     skipped_questions += 1
                     continue
@@ -175,6 +179,7 @@ def run_conversation(sample: dict[str, Any], embedder: Any, ks: list[int], ablat
         f"({len(dia_of) / ingest:.0f}/s), {len(latencies)} questions, recall p50 "
         f"{1000 * float(np.median(latencies)) if latencies else 0:.1f} ms")
     return {"rows": rows, "turns": len(dia_of), "skipped_ids": skipped_ids, "skipped_questions": skipped_questions,
+            "normalised_ids": fixed_ids,
             "ingest_s": ingest, "latencies": latencies}
 
 
@@ -249,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = make_embedder("all-MiniLM-L6-v2")
     t0 = time.perf_counter()
     rows: dict[str, list[tuple[int, dict[str, float]]]] = defaultdict(list)
-    skipped_ids = skipped_questions = turns = 0
+    skipped_ids = skipped_questions = turns = fixed_ids = 0
     latencies: list[float] = []
     log(f"{args.dataset.name}: {len(data)} conversations")
     for sample in data:
@@ -258,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             rows[system].extend(items)
         skipped_ids += r["skipped_ids"]
         skipped_questions += r["skipped_questions"]
+        fixed_ids += r["normalised_ids"]
         turns += r["turns"]
         latencies += r["latencies"]
     if not rows:
@@ -269,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         "conversations": len(data),
         "turns": turns,
         "questions": sum(g["n"] for c, g in summary["mnemo"].items() if c != "1-4"),
+        "normalised_evidence_ids": fixed_ids,
         "skipped_evidence_ids": skipped_ids,
         "skipped_questions": skipped_questions,
         "recall_latency_ms_p50": round(1000 * float(np.median(latencies)), 2),
@@ -282,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         print(table(summary, ks))
         print()
         print(f"{result['conversations']} conversations, {turns} turns, {result['questions']} questions; "
-              f"{skipped_ids} evidence ids skipped (no such turn), {skipped_questions} questions without evidence; "
+              f"{fixed_ids} evidence ids normalised, {skipped_ids} skipped (no such turn), "
+              f"{skipped_questions} questions without evidence; "
               f"mnemo recall p50 {result['recall_latency_ms_p50']} ms; {result['seconds']} s in all")
     return 0
 

@@ -213,3 +213,34 @@ def test_the_budget_is_never_exceeded(texts: list[str], budget: int, scores: lis
     assert count_tokens(a.text) <= budget
     assert sum(c.tokens for c in a.chosen) <= budget
     assert len({c.item.key for c in a.chosen}) == len(a.chosen)
+
+
+# -- the LoCoMo evaluation's own arithmetic ----------------------------------------------------------
+def _eval_module():  # noqa: ANN202
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "eval_locomo.py"
+    spec = importlib.util.spec_from_file_location("eval_locomo", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_eval_normalises_evidence_ids_and_counts_what_it_skips() -> None:
+    ev = _eval_module()
+    known = {"D1:3", "D8:6", "D9:17", "D11:26", "D30:5"}
+    ids, skipped, fixed = ev.normalise_evidence(["D1:3", "D8:6; D9:17", "D:11:26", "D30:05", "D99:1", "junk"], known)
+    assert ids == ["D1:3", "D8:6", "D9:17", "D11:26", "D30:5"] and skipped == 2 and fixed == 4
+
+
+def test_eval_metrics() -> None:
+    ev = _eval_module()
+    m = ev.metrics(["a", "x", "b", "y", "z", "c"], {"a", "b", "c", "d"}, [2, 5])
+    assert m["recall@2"] == 0.25 and m["recall@5"] == 0.5
+    dcg = 1 + 1 / math.log2(4) + 1 / math.log2(7)
+    idcg = sum(1 / math.log2(i + 2) for i in range(4))
+    assert m["ndcg@10"] == pytest.approx(dcg / idcg)
+    assert m["mrr"] == 1.0
+    assert ev.metrics(["x", "y", "b"], {"b"}, [5])["mrr"] == pytest.approx(1 / 3)
+    assert ev.metrics(["x"], {"b"}, [5])["mrr"] == 0.0

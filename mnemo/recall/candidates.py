@@ -9,6 +9,9 @@ Rankings kept for fusion:
 
 A promoted memory and its note are one thing: the memory is folded into its note's chunk (the
 best-ranked chunk of that note among the candidates, else the note's first chunk).
+
+Candidates are checked on light rows (a few columns); whole memories are loaded only for the
+head that can still reach the results (``load_memories``, called by the pipeline).
 """
 
 from __future__ import annotations
