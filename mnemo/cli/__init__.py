@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import click
@@ -90,17 +89,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
 
 
-def home_path(app: App) -> Path:
-    return app.settings.home
-
-
-# Command modules register themselves on ``cli``; import order is listing order in --help.
-from . import core  # noqa: E402,F401
-from . import daemon  # noqa: E402,F401
-from . import doctor  # noqa: E402,F401
-from . import vault  # noqa: E402,F401
-from . import mcp  # noqa: E402,F401
-from . import scoring  # noqa: E402,F401
-from . import graph  # noqa: E402,F401
-from . import dream  # noqa: E402,F401
-from . import recall  # noqa: E402,F401
+# Command modules register themselves on ``cli`` when imported (``vault`` is imported under
+# another name: the global option of that name is a parameter above).
+from . import core, daemon, doctor, dream, graph, mcp, recall, scoring  # noqa: E402,F401
+from . import vault as _vault_commands  # noqa: E402,F401
