@@ -80,3 +80,17 @@ def run_cli(*args: str, home: Path | None = None, env: dict[str, str] | None = N
     return subprocess.run(
         [sys.executable, "-m", "mnemo", *args], capture_output=True, text=True, env=full_env, input=input, timeout=timeout
     )
+
+
+def invoke_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The real CLI entry point (error handling included), in-process: (exit code, stdout, stderr)."""
+    from mnemo.cli import main
+
+    capsys.readouterr()
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -21,7 +21,7 @@ from mnemo.index.server import parse_url, probe
 from mnemo.nlp.embedder import HashEmbedder
 
 from .chroma_server import ChromaServer, free_port
-from .conftest import T0
+from .conftest import T0, invoke_main
 
 FACTS = [
     "We decided to use PostgreSQL for the main database",
@@ -32,18 +32,7 @@ FACTS = [
 ]
 
 
-def invoke(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """The real CLI entry point (error handling included), in-process: (exit code, stdout, stderr)."""
-    from mnemo.cli import main
-
-    capsys.readouterr()
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+invoke = invoke_main
 
 
 class CountingEmbedder(HashEmbedder):

@@ -17,7 +17,7 @@ from mnemo.engine import Mnemo
 from mnemo.models import Link, Status
 from mnemo.nlp.embedder import HashEmbedder
 
-from .conftest import T0
+from .conftest import T0, invoke_main
 
 
 @pytest.fixture
@@ -130,8 +130,6 @@ def test_loose_modes_in_the_home_are_tightened(engine: Mnemo, home: Path) -> Non
 
 
 def test_doctor_cli(home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from mnemo.cli import main
-
     monkeypatch.setenv("MNEMO_EMBEDDING_MODEL", "hash-64")
     settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
     with Mnemo(settings, clock=Clock(T0), embedder=HashEmbedder(64)) as m:
@@ -140,14 +138,7 @@ def test_doctor_cli(home: Path, capsys: pytest.CaptureFixture[str], monkeypatch:
         m.store.execute("DELETE FROM links WHERE dir = 'in'")
 
     def run(*args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
+        return invoke_main(capsys, *args)
 
     code, out, _ = run("doctor", "--json")
     assert code == 1 and json.loads(out)["checks"]["links"]["problems"] == {"out_without_in": 1}
