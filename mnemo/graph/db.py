@@ -106,8 +106,10 @@ def recent_memories(
 ) -> list[Memory]:
     """Live memories created in [since, before], newest first, at most ``limit``."""
     marks = ",".join("?" * len(exclude)) or "''"
+    # ``+status``: walk the created_at index newest first and stop at ``limit``; the status index
+    # would sort every live memory first (0.35 s at 100k memories against 0.3 ms).
     rows = store.query(
-        f"SELECT * FROM memories WHERE status IN ('active', 'promoted') AND created_at <= ? AND created_at >= ? "
+        f"SELECT * FROM memories WHERE +status IN ('active', 'promoted') AND created_at <= ? AND created_at >= ? "
         f"AND id NOT IN ({marks}) ORDER BY created_at DESC, rowid DESC LIMIT ?",
         [before, since, *exclude, int(limit)],
     )

@@ -44,7 +44,7 @@ def adjust(memory: Memory, max_cosine: float | None, neighbour: str | None) -> t
 
 def annotate(engine: Mnemo, memories: list[Memory], vectors: Any) -> list[tuple[Memory, str | None]]:
     vecs = np.asarray(vectors, dtype=np.float32)
-    stored = engine.index.query_many("memories", vecs, K, where={"status": {"$in": ["active", "promoted"]}})
+    stored = live_neighbours(engine, vecs)
     out: list[tuple[Memory, str | None]] = []
     sims = vecs @ vecs.T if len(vecs) > 1 else None
     for i, m in enumerate(memories):
@@ -58,4 +58,35 @@ def annotate(engine: Mnemo, memories: list[Memory], vectors: Any) -> list[tuple[
             if best_sim is None or sims[i, j] > best_sim:
                 best_sim, best_id = float(sims[i, j]), memories[j].id
         out.append(adjust(m, best_sim, best_id))
+    return out
+
+
+LIVE = ("active", "promoted")
+OVERFETCH = 4  # neighbours asked for per live one wanted
+
+
+def live_neighbours(engine: Mnemo, vecs: np.ndarray) -> list[list[tuple[str, float]]]:
+    """The nearest active or promoted memories of each vector, best first (at most K).
+
+    Chroma's metadata filter tests every stored vector (about half a second per query at 100k
+    memories), so the index is asked for ``K · OVERFETCH`` neighbours without a filter and the
+    live ones are kept, their status read from the store. Results come sorted, so the first live
+    one is the nearest live memory overall; only a vector whose every neighbour fetched is
+    archived is asked again with the filter."""
+    if not len(vecs):
+        return []
+    n = K * OVERFETCH
+    found = engine.index.query_many("memories", vecs, n)
+    ids = list({i for row in found for i, _ in row})
+    live: set[str] = set()
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        rows = engine.store.query(f"SELECT id, status FROM memories WHERE id IN ({','.join('?' * len(part))})", part)
+        live.update(r[0] for r in rows if r[1] in LIVE)
+    out = [[(i, sim) for i, sim in row if i in live][:K] for row in found]
+    again = [k for k, row in enumerate(found) if not out[k] and len(row) == n]
+    if again:
+        redo = engine.index.query_many("memories", vecs[again], K, where={"status": {"$in": list(LIVE)}})
+        for k, row in zip(again, redo, strict=True):
+            out[k] = row
     return out
