@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .engine import Mnemo, Progress
 
 MAX_LINE_BYTES = 1024 * 1024
+STREAM = 4096  # memories saved per slice of a big import
 MAX_REPORTED = 5
 
 
@@ -73,16 +74,26 @@ def _fail(path: Path, errors: list[str]) -> None:
 
 
 def import_jsonl(engine: Mnemo, path: Path, progress: Progress | None = None, batch: int = 256) -> ImportResult:
+    from .inputs import new_ids
+
     t0 = time.perf_counter()
     items = read_jsonl(path)
     errors: list[str] = []
+    draft_ids: list[str] = []
     for item in items:
         lineno = item.pop("__line__")
         try:
-            engine._draft(item, f"line {lineno}: ")
+            draft_ids.append(engine._draft(item, f"line {lineno}: ")[0].id)
         except InvalidInput as exc:
             errors.append(exc.message)
     if errors:
         _fail(path, errors)
-    results = engine.save_many(items, progress=progress)
-    return ImportResult(saved=len(results), ids=tuple(r.memory.id for r in results), seconds=time.perf_counter() - t0)
+    new_ids(engine.store, draft_ids)  # ids repeated in the file or taken: refused before anything is stored
+    # Saved a slice at a time, each slice's drafts and results let go before the next: a big
+    # import holds one slice of memories in memory, not the whole file (a daemon keeps its peak).
+    ids: list[str] = []
+    for start in range(0, len(items), STREAM):
+        part = items[start : start + STREAM]
+        items[start : start + STREAM] = [{}] * len(part)  # the slice's dicts go with it
+        ids += [r.memory.id for r in engine.save_many(part, progress=progress)]
+    return ImportResult(saved=len(ids), ids=tuple(ids), seconds=time.perf_counter() - t0)
