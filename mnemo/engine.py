@@ -100,6 +100,10 @@ class Mnemo:
         self.write_lock = threading.RLock()
         self._index_writes = 0  # depth of nested index_write blocks
         self._index_write_failed = False
+        self._background: Any = None
+        from .index.deferred import DeferredMetadata
+
+        self.deferred_meta = DeferredMetadata()
 
     # -- opening and closing ----------------------------------------------------------------
     @classmethod
@@ -130,6 +134,10 @@ class Mnemo:
 
     def close(self) -> None:
         try:
+            if self._background is not None:
+                self._background.shutdown(wait=True)
+                self._background = None
+            self.deferred_meta.close(self)  # a no-op unless a layer change awaits its index write
             if self._index is not None:
                 self._index.close()
                 self._index = None
@@ -155,8 +163,19 @@ class Mnemo:
                 from .nlp.embedder import make_embedder
 
                 e = self.settings.embedding
-                self._embedder = make_embedder(e.model, e.batch_size, e.query_cache)
+                cache = Path(e.model_cache).expanduser() if e.model_cache else self.home / "models"
+                self._embedder = make_embedder(e.model, e.batch_size, e.query_cache, backend=e.backend, cache_dir=cache)
             return self._embedder
+
+    @property
+    def background(self) -> Any:
+        """One worker thread for work beside a request's own (a query's embedding while FTS5 runs)."""
+        with self._init_lock:
+            if self._background is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-worker")
+            return self._background
 
     @property
     def index(self) -> Any:
@@ -702,7 +721,7 @@ class Mnemo:
                 raise
             finally:
                 self._index_writes -= 1
-            if not self._index_writes and not self._index_write_failed:
+            if not self._index_writes and not self._index_write_failed and not self.deferred_meta:
                 self.store.kv_set("index.dirty", "0")
 
     def _sync_index(self) -> None:

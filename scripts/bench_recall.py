@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Recall latency on synthetic stores of 1k, 10k and 100k memories, against its floor.
 
-    .venv/bin/python scripts/bench_recall.py [--sizes 1000,10000,100000] [--queries 100] [--keep DIR] [--json]
+    .venv/bin/python scripts/bench_recall.py [--sizes 1000,10000,100000] [--queries 100] [--backend onnx|torch] [--keep DIR] [--json]
 
 For each size, in-process and with the real all-MiniLM-L6-v2 model on the query path:
 
@@ -196,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", type=Path, help="keep (and reuse) the built stores in this folder")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--torch-threads", type=int, help="torch intra-op threads (default: torch's own, one per core)")
+    ap.add_argument("--backend", choices=("onnx", "torch"), default="onnx",
+                    help="the runtime of the model (onnx: the default, exported into the kept folder)")
     args = ap.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
 
@@ -204,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from mnemo.nlp.embedder import make_embedder
 
-    real = make_embedder("all-MiniLM-L6-v2")
+    root = args.keep or Path(tempfile.mkdtemp(prefix="mnemo-bench-recall-"))
+    root.mkdir(parents=True, exist_ok=True)
+    real = make_embedder("all-MiniLM-L6-v2", backend=args.backend, cache_dir=root / "models")
     if args.torch_threads:
         # On a machine busy with other work, one thread embeds a short query faster than two
         # that wait for each other; the README shows both.
@@ -213,8 +217,6 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.torch_threads)
     base_n = min(max(sizes), 10_000)
     base = sentences(base_n)
-    root = args.keep or Path(tempfile.mkdtemp(prefix="mnemo-bench-recall-"))
-    root.mkdir(parents=True, exist_ok=True)
     cache = root / f"base-{base_n}.npy"
     if cache.exists():
         base_vecs = np.load(cache)
@@ -247,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         print(f"Recall latency, in-process, k=10, {len(qs)} distinct queries, real MiniLM on the query path "
-              f"(torch threads: {torch.get_num_threads()})")
+              f"({getattr(real, 'backend', 'torch')}; torch threads: {torch.get_num_threads()})")
         print()
         print("| memories | recall p50 | recall p95 | floor p50 | floor p95 | p50 / floor | pipeline p50 (p95), "
               "embedding cached | recall+touch p50 | load avg |")

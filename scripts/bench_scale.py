@@ -1,6 +1,7 @@
 """mnemo at scale: 100,000 memories and a 5,000-note vault behind one daemon.
 
     .venv/bin/python scripts/bench_scale.py [--n 100000] [--notes 5000] [--model all-MiniLM-L6-v2] [--json]
+    .venv/bin/python scripts/bench_scale.py --reuse DIR   # time recall, save and memory again on a kept run
 
 On a throwaway home and vault: writes N generated notes, starts a real daemon (the real model
 unless --model says otherwise; scheduled jobs and the watcher off, so nothing runs beside what
@@ -10,7 +11,9 @@ is measured), then through the daemon's API
 - imports N memories (memories/s: classification, embedding, surprise check, SQLite, Chroma),
 - times recall (k = 10, memories and notes, reinforcing; target p50/p95 under 60 ms) and save,
 
-and prints the daemon's resident memory (now and its peak, from /proc; target under 1.5 GB)
+(``--keep`` keeps the built home and vault; ``--reuse DIR`` starts a daemon on them and times
+only recall and save, which is how a change to the read path is measured without an hour of
+building), and prints the daemon's resident memory (now and its peak, from /proc; target under 1.5 GB)
 and the disk used by the store, the index and the vault. Embedding 100k texts with MiniLM
 takes about 8-10 minutes on 2 cores: run it in the background, or with a smaller --n. It is a
 benchmark, not a test: it runs outside the suite.
@@ -105,19 +108,24 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the throwaway home and vault")
+    ap.add_argument("--reuse", type=Path, metavar="DIR", help="a kept run's folder: time recall and save only")
     args = ap.parse_args()
 
-    tmp = Path(tempfile.mkdtemp(prefix="mnemo-bench-scale-"))
+    reuse = args.reuse is not None
+    if reuse and not (args.reuse / "home" / "mnemo.db").is_file():
+        sys.exit(f"Error: {args.reuse} is not a folder kept by --keep (no home/mnemo.db)")
+    tmp = args.reuse if reuse else Path(tempfile.mkdtemp(prefix="mnemo-bench-scale-"))
     home, vault = tmp / "home", tmp / "vault"
-    vault.mkdir()
+    vault.mkdir(exist_ok=reuse)
     quiet = {f"MNEMO_DAEMON_{job.upper()}_INTERVAL": "0" for job in ("activity", "promote", "gc", "enrich", "dashboard", "dream")}
     env = {"MNEMO_EMBEDDING_MODEL": args.model, "HF_HUB_OFFLINE": "1", "MNEMO_DAEMON_WATCH": "0", **quiet}
     os.environ.update(env)
     out: dict[str, object] = {"memories": args.n, "notes": args.notes, "model": args.model, "cores": os.cpu_count()}
 
     t0 = time.perf_counter()
-    out["vault_words"] = write_vault(vault, args.notes)
-    out["vault_written_s"] = round(time.perf_counter() - t0, 1)
+    if not reuse:
+        out["vault_words"] = write_vault(vault, args.notes)
+        out["vault_written_s"] = round(time.perf_counter() - t0, 1)
     t0 = time.perf_counter()
     info = start_daemon(home, vault=vault, timeout=600, extra_env=env)
     out["daemon_start_s"] = round(time.perf_counter() - t0, 2)
@@ -126,29 +134,9 @@ def main() -> None:
     assert client is not None
     try:
         out["rss_started_mb"] = rss_mb(pid)["VmRSS"]
-        t0 = time.perf_counter()
-        counts = client.index_vault()
-        took = time.perf_counter() - t0
-        out["vault_index"] = {"s": round(took, 1), "notes_per_s": round(args.notes / took, 1),
-                              "chunks": counts.get("embedded"), "chunks_per_s": round((counts.get("embedded") or 0) / took, 1)}
-        _say(f"vault indexed in {took:.0f} s", args.json)
-
         rnd = random.Random(11)
-        path = tmp / "memories.jsonl"
-        path.write_text("\n".join(json.dumps({"content": memory_text(rnd, i)}) for i in range(args.n)) + "\n")
-        done = [0]
-
-        def progress(k: int) -> None:
-            done[0] += k
-            if done[0] % 10_240 < k:
-                _say(f"  imported {done[0]:,} of {args.n:,}", args.json)
-
-        t0 = time.perf_counter()
-        saved = client.import_jsonl(str(path), progress=progress).saved
-        took = time.perf_counter() - t0
-        out["import"] = {"s": round(took, 1), "per_s": round(saved / took, 1)}
-        _say(f"imported {saved:,} in {took:.0f} s", args.json)
-
+        if not reuse:
+            build(client, args, tmp, rnd, out)
         recalls: list[float] = []
         for i in range(args.queries):
             q = QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {rnd.choice(OBJECTS)}")
@@ -171,27 +159,54 @@ def main() -> None:
     out["disk_mb"] = {"store": round(sum(du_mb(p) for p in home.glob("mnemo.db*")), 1), "index": du_mb(home / "chroma"),
                       "home": du_mb(home), "vault": du_mb(vault)}
     out["load_average"] = round(os.getloadavg()[0], 1)
-    if not args.keep:
+    if not args.keep and not reuse:
         shutil.rmtree(tmp, ignore_errors=True)
 
     if args.json:
         print(json.dumps(out))
         return
-    v, imp, rec, sv, disk = out["vault_index"], out["import"], out["recall_ms"], out["save_ms"], out["disk_mb"]
-    print(f"mnemo at scale: {args.n:,} memories, {args.notes:,} notes ({out['vault_words']:,} words), "
+    rec, sv, disk, st = out["recall_ms"], out["save_ms"], out["disk_mb"], out["stored"]
+    print(f"mnemo at scale: {st['memories']:,} memories, {st['notes']:,} notes ({st['chunks']:,} chunks), "
           f"{args.model}, {out['cores']} cores")
     print(f"  daemon start                  {out['daemon_start_s']:.1f} s (RSS {out['rss_started_mb']:.0f} MB)")
-    print(f"  vault index                   {v['s']:.0f} s: {v['notes_per_s']:.1f} notes/s, {v['chunks']:,} chunks, "
-          f"{v['chunks_per_s']:.1f} chunks/s")
-    print(f"  import (ingest)               {imp['s']:.0f} s: {imp['per_s']:.0f} memories/s")
+    if not reuse:
+        v, imp = out["vault_index"], out["import"]
+        print(f"  vault index                   {v['s']:.0f} s: {v['notes_per_s']:.1f} notes/s, {v['chunks']:,} chunks, "
+              f"{v['chunks_per_s']:.1f} chunks/s ({out['vault_words']:,} words)")
+        print(f"  import (ingest)               {imp['s']:.0f} s: {imp['per_s']:.0f} memories/s")
     print(f"  recall through the API        p50 {rec['p50']:.1f} ms   p95 {rec['p95']:.1f} ms   (target < 60 ms)")
     print(f"  save through the API          p50 {sv['p50']:.1f} ms   p95 {sv['p95']:.1f} ms")
     print(f"  daemon RSS                    {out['rss_mb']:.0f} MB now, {out['rss_peak_mb']:.0f} MB peak   (target < 1.5 GB)")
     print(f"  disk                          store {disk['store']:.0f} MB, vector index {disk['index']:.0f} MB, "
           f"home {disk['home']:.0f} MB; vault {disk['vault']:.0f} MB")
     print(f"  load average at the end: {out['load_average']} (other processes inflate every number)")
-    if args.keep:
+    if args.keep or reuse:
         print(f"  home: {home}  vault: {vault}")
+
+
+def build(client: RemoteMnemo, args: argparse.Namespace, tmp: Path, rnd: random.Random, out: dict[str, object]) -> None:
+    """Index the written vault and import N memories through the daemon, timing both."""
+    t0 = time.perf_counter()
+    counts = client.index_vault()
+    took = time.perf_counter() - t0
+    out["vault_index"] = {"s": round(took, 1), "notes_per_s": round(args.notes / took, 1),
+                          "chunks": counts.get("embedded"), "chunks_per_s": round((counts.get("embedded") or 0) / took, 1)}
+    _say(f"vault indexed in {took:.0f} s", args.json)
+
+    path = tmp / "memories.jsonl"
+    path.write_text("\n".join(json.dumps({"content": memory_text(rnd, i)}) for i in range(args.n)) + "\n")
+    done = [0]
+
+    def progress(k: int) -> None:
+        done[0] += k
+        if done[0] % 10_240 < k:
+            _say(f"  imported {done[0]:,} of {args.n:,}", args.json)
+
+    t0 = time.perf_counter()
+    saved = client.import_jsonl(str(path), progress=progress).saved
+    took = time.perf_counter() - t0
+    out["import"] = {"s": round(took, 1), "per_s": round(saved / took, 1)}
+    _say(f"imported {saved:,} in {took:.0f} s", args.json)
 
 
 def _say(text: str, quiet: bool) -> None:

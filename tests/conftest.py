@@ -19,13 +19,20 @@ ROOT = Path(__file__).resolve().parent.parent
 T0 = parse_time("2026-03-02T09:00:00Z")
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One ONNX export of the model for the whole session (each home would make its own)."""
+    return tmp_path_factory.mktemp("models")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("MNEMO_HOME", str(home))
     for var in list(os.environ):
         if var.startswith("MNEMO_") and var != "MNEMO_HOME":
             monkeypatch.delenv(var)
+    monkeypatch.setenv("MNEMO_EMBEDDING_MODEL_CACHE", str(model_cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     return home
 
@@ -43,11 +50,11 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def real_embedder():
+def real_embedder(model_cache: Path):
     """all-MiniLM-L6-v2 from the installed package, loaded once for the whole session."""
     from mnemo.nlp.embedder import make_embedder
 
-    return make_embedder("all-MiniLM-L6-v2")
+    return make_embedder("all-MiniLM-L6-v2", backend="onnx", cache_dir=model_cache)
 
 
 @pytest.fixture

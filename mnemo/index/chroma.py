@@ -186,14 +186,15 @@ class VectorIndex:
     ) -> list[list[tuple[str, float]]]:
         if len(vectors) == 0:
             return []
+        if n <= 0:
+            return [[] for _ in range(len(vectors))]
 
+        # Chroma answers an ``n_results`` beyond the collection's size (or an empty collection)
+        # with what it has; asking the count first cost as much as the query on 100k vectors.
         def op(col: Any) -> Any:
-            total = col.count()
-            if total == 0 or n <= 0:
-                return None
             return col.query(
                 query_embeddings=np.asarray(vectors, dtype=np.float32),
-                n_results=min(n, total),
+                n_results=int(n),
                 where=where or None,
                 include=["distances"],
             )

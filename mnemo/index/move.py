@@ -62,6 +62,7 @@ def move_index(engine: Mnemo, to: str, progress: Progress | None = None) -> dict
     config_text = config_with_url(engine.settings.config_file, target)  # fail before moving anything
     from .chroma import VectorIndex
 
+    engine.deferred_meta.flush(engine)  # copy the metadata as the store has it
     with engine.write_lock:
         source: VectorIndex | None
         try:

@@ -79,10 +79,7 @@ def reinforce(
             context["session_id"] = session_id
         engine.store.add_uses((m.id, now, kind, json.dumps(context) if context else None) for m in out)
         engine.store.mark_activity(now)
-    if moved:
-        # The layer is an index filter: keep Chroma's copy in step.
-        from ..engine import vector_meta
-
-        with engine.write_lock, engine.index_write():
-            engine.index.update_metadata("memories", [m.id for m in moved], [vector_meta(m) for m in moved])
+        # The layer is an index filter: Chroma's copy follows on the worker thread
+        # (index/deferred.py), the dirty mark committed with this transaction.
+        engine.deferred_meta.add(engine, (m.id for m in moved))
     return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +95,8 @@ def nearest(engine: Mnemo, name: str, qvec: Any, n: int, where: dict[str, Any] |
     stored vectors come back in the same call (the duplicate and overlap checks need them)."""
     if n <= 0:
         return []
+    if where and engine.deferred_meta:
+        engine.deferred_meta.flush(engine)  # the filter must see the current layers
     vec = np.asarray([qvec], dtype=np.float32)
     include = ["distances", "embeddings"] if keep is not None else ["distances"]
 
@@ -109,7 +112,8 @@ def nearest(engine: Mnemo, name: str, qvec: Any, n: int, where: dict[str, Any] |
     return [(i, 1.0 - float(d)) for i, d in zip(ids, dists, strict=False)]
 
 
-def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int, keep: dict[str, Any] | None = None) -> Ranking:
+def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int, keep: dict[str, Any] | None = None,
+                   rows_cache: dict[str, Any] | None = None) -> Ranking:
     """(memory id, cosine) best first. A metadata filter makes Chroma test every vector (about
     a second on 100k), so the default filter (live statuses; archived memories are few) is
     checked afterwards on light rows, over-fetching a little; other filters go to Chroma. Tag
@@ -117,22 +121,30 @@ def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int, keep: dic
     fetch = n * 4 if filters.tags else n
     if filters.is_default:
         found = nearest(engine, "memories", qvec, fetch + max(10, fetch // 5), keep=keep)
-        rows = light_rows(engine, [i for i, _ in found])
+        rows = light_rows(engine, [i for i, _ in found], rows_cache)
         kept = [(i, s) for i, s in found if i in rows and filters.matches_row(rows[i])]
         if len(kept) >= fetch or len(found) < fetch:
             return kept[:fetch]
     return nearest(engine, "memories", qvec, fetch, where=filters.where(), keep=keep)
 
 
-def _chunk_search(engine: Mnemo, q: Query, qvec: Any, n: int) -> tuple[Ranking, Ranking]:
+def _chunk_keywords(engine: Mnemo, q: Query, n: int) -> Ranking | None:
+    """BM25 over note chunks; None when there are no chunks (then no vector query either)."""
     try:
         from ..vault import search
     except ImportError:  # a build without the vault tier
-        return [], []
+        return None
     if not search.has_chunks(engine):
-        return [], []
-    kw = search.keyword_chunks(engine, q.keywords, n, mode="phrase" if q.phrase else "or")
-    return kw, search.vector_chunks(engine, qvec, n)
+        return None
+    return search.keyword_chunks(engine, q.keywords, n, mode="phrase" if q.phrase else "or")
+
+
+def _chunk_vectors(engine: Mnemo, qvec: Any, n: int, keep: dict[str, Any] | None = None) -> Ranking:
+    from ..vault import search
+
+    if engine.store.kv_get("vault.model_hash") != engine.embedder.model_hash:
+        return []  # vectors of another model (re-embedded at the next index): keyword ranking only
+    return nearest(engine, search.COLLECTION, qvec, n, keep=keep)
 
 
 def _chunk_hits(engine: Mnemo, ids: list[str]) -> dict[str, Hit]:
@@ -160,11 +172,16 @@ def _first_chunks(engine: Mnemo, memory_ids: list[str]) -> dict[str, str]:
 LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, session_id, note_path"
 
 
-def light_rows(engine: Mnemo, ids: list[str]) -> dict[str, dict[str, Any]]:
+def light_rows(engine: Mnemo, ids: list[str], cache: dict[str, dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
     """The columns filters and folding need, without decoding whole memories (recall looks at
-    about a hundred candidates and keeps ten)."""
+    about a hundred candidates and keeps ten). ``cache`` holds the rows (None: no such memory)
+    read earlier in the same recall: the BM25 and vector candidates overlap."""
     out: dict[str, dict[str, Any]] = {}
     ids = list(dict.fromkeys(ids))
+    if cache is not None:
+        known = [i for i in ids if i in cache]
+        out.update((i, r) for i in known if (r := cache[i]) is not None)
+        ids = [i for i in ids if i not in cache]
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
@@ -172,23 +189,34 @@ def light_rows(engine: Mnemo, ids: list[str]) -> dict[str, dict[str, Any]]:
             row = dict(r)
             row["tags"] = tuple(json.loads(row["tags"] or "[]"))
             out[row["id"]] = row
+    if cache is not None:
+        cache.update((i, out.get(i)) for i in ids)
     return out
 
 
-def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Any, n: int) -> Pool:
+def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Callable[[], Any], n: int) -> Pool:
+    """``qvec`` gives the query's vector: it is asked for only after the keyword searches, so
+    the caller can embed the query while FTS5 works."""
     pool = Pool()
+    seen_rows: dict[str, Any] = {}
     mem_bm: Ranking = []
     mem_vec: Ranking = []
-    if filters.wants_stm:
-        mem_bm = memory_bm25(engine, q, filters, n)
-        mem_vec = memory_vectors(engine, qvec, filters, n, keep=pool.vectors_seen)
     chunk_bm: Ranking = []
     chunk_vec: Ranking = []
-    if filters.wants_ltm:
-        chunk_bm, chunk_vec = _chunk_search(engine, q, qvec, n)
+    if filters.wants_stm:
+        mem_bm = memory_bm25(engine, q, filters, n, seen_rows)
+    chunk_kw = _chunk_keywords(engine, q, n) if filters.wants_ltm else None
+    vec = qvec()
+    if filters.wants_stm:
+        # Stored vectors are not asked for here: returning 120 of them costs 3.5 ms of a 5 ms
+        # query (as Python floats); the head's are read after re-ranking (``vectors_of``).
+        mem_vec = memory_vectors(engine, vec, filters, n, rows_cache=seen_rows)
+    if chunk_kw is not None:
+        chunk_bm = chunk_kw
+        chunk_vec = _chunk_vectors(engine, vec, n)
 
     # Check what Chroma could not (tags, stale metadata, vectors of deleted memories).
-    rows = light_rows(engine, [i for i, _ in mem_bm] + [i for i, _ in mem_vec])
+    rows = light_rows(engine, [i for i, _ in mem_bm] + [i for i, _ in mem_vec], seen_rows)
     mem_bm = [(i, s) for i, s in mem_bm if i in rows and filters.matches_row(rows[i])][:n]
     mem_vec = [(i, s) for i, s in mem_vec if i in rows and filters.matches_row(rows[i])][:n]
     hits = _chunk_hits(engine, [i for i, _ in chunk_bm] + [i for i, _ in chunk_vec]) if (chunk_bm or chunk_vec) else {}

@@ -56,8 +56,10 @@ def search(engine: Mnemo, query: str, k: int = 10, intent: str | None = None, ti
     q = parse_query(query, intent, s.intent, s.stopwords)
     f = make_filters(tier, **filters)
     n = max(s.candidates, k * 3)
-    qvec = engine.embedder.embed_query(q.semantic)
-    pool = gather(engine, q, f, qvec, n)
+    # The query is embedded on a worker thread while FTS5 runs here: both leave the GIL, so on
+    # two cores the keyword searches cost no extra wall time.
+    pending = engine.background.submit(engine.embedder.embed_query, q.semantic)
+    pool = gather(engine, q, f, pending.result, n)
     for cid, value in fuse(pool.rankings(q.w_bm25, q.w_vector), k=s.rrf_k, rank_mix=s.rank_mix).items():
         c = pool.candidates.get(cid)
         if c is not None:

@@ -23,6 +23,11 @@ BM25_WEIGHTS = (0.0, 2.0, 1.5, 1.0, 1.0)
 
 def keyword_chunks(engine: Mnemo, query: str, n: int, mode: str = "or") -> list[tuple[str, float]]:
     """(chunk id, bm25 score) best first; bm25() is smaller-is-better so it is negated."""
+    if mode == "or":
+        from ..recall.keywords import prune_common
+
+        # On a big vault a word in most chunks costs the most and ranks the least (see there).
+        query = " ".join(prune_common(engine, query.split(), table="chunks"))
     match = fts_query(query, mode)
     if match is None or n <= 0:
         return []
