@@ -1,9 +1,14 @@
-"""The write path's two look-ups that `scripts/bench_scale.py` found slow at 100,000 memories,
-checked for what they return (their speed is the benchmark's business):
+"""The paths `scripts/bench_scale.py` found slow at 100,000 memories, checked for what they
+return and what they keep safe (their speed is the benchmark's business):
 
 - the surprise check asks Chroma for neighbours without a metadata filter (a filter tests every
   vector: half a second per query at 100k) and keeps the live ones;
-- the graph's recent memories walk the created_at index instead of sorting every live memory.
+- the graph's recent memories walk the created_at index instead of sorting every live memory;
+- long texts are embedded in smaller batches (a batch's activations grow with its longest text),
+  and the vectors come back in the input order;
+- a layer change from reinforcement reaches the vector index in one deferred write, with the
+  dirty mark committed beside the change, flushed before any filtered query, and repaired at
+  the next open when the process died first.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -56,6 +56,13 @@ class _QueryCache:
             self.data.move_to_end(key)
             while len(self.data) > self.size:
                 self.data.popitem(last=False)
+
+    def through(self, key: str, make: Callable[[str], np.ndarray]) -> np.ndarray:
+        hit = self.get(key)
+        if hit is None:
+            hit = make(key)
+            self.put(key, hit)
+        return hit
 
 
 class SentenceTransformerEmbedder:
@@ -102,29 +109,30 @@ class SentenceTransformerEmbedder:
                 self.dim = int(getdim() or 384)
             return self._model
 
+    def unload(self) -> None:
+        """Drop the loaded model (it loads again when next needed)."""
+        with self._lock:
+            self._model = None
+        import gc
+
+        from ..heap import trim
+
+        gc.collect()
+        trim()
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for group in batches([len(t) for t in texts], self.batch_size):
-            vecs = model.encode(
-                [texts[i] for i in group], batch_size=len(group), normalize_embeddings=True, show_progress_bar=False,
-                convert_to_numpy=True,
-            )
-            out[group] = vecs
-        if len(texts) > self.batch_size:
-            from ..heap import trim
 
-            trim()
-        return out
+        def run(group: list[str]) -> np.ndarray:
+            return model.encode(group, batch_size=len(group), normalize_embeddings=True, show_progress_bar=False,
+                                convert_to_numpy=True)
+
+        return embed_batched(texts, self.batch_size, self.dim, run)
 
     def embed_query(self, text: str) -> np.ndarray:
-        hit = self._cache.get(text)
-        if hit is None:
-            hit = self._embed_one(text)
-            self._cache.put(text, hit)
-        return hit
+        return self._cache.through(text, self._embed_one)
 
     def _embed_one(self, text: str) -> np.ndarray:
         """One short text is faster on one thread: splitting a tiny matrix product across cores
@@ -163,6 +171,19 @@ def batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
         size = max(1, min(batch_size, budget // longest))
         out.append(order[i : i + size])
         i += size
+    return out
+
+
+def embed_batched(texts: Sequence[str], batch_size: int, dim: int, run: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    """``run`` over the ``batches`` of ``texts``, the vectors put back in input order; after a
+    bulk call the freed activations go back to the system (``heap.trim``)."""
+    out = np.empty((len(texts), dim), dtype=np.float32)
+    for group in batches([len(t) for t in texts], batch_size):
+        out[group] = run([texts[i] for i in group])
+    if len(texts) > batch_size:
+        from ..heap import trim
+
+        trim()
     return out
 
 

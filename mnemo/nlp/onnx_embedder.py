@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .embedder import SentenceTransformerEmbedder, _QueryCache, batches
+from .embedder import SentenceTransformerEmbedder, _QueryCache, embed_batched
 
 log = logging.getLogger(__name__)
 
@@ -94,21 +94,10 @@ class OnnxEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         if not self._ready():
             return self.torch.embed(texts)
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for group in batches([len(t) for t in texts], self.batch_size):
-            out[group] = self._run([texts[i] for i in group])
-        if len(texts) > self.batch_size:
-            from ..heap import trim
-
-            trim()
-        return out
+        return embed_batched(texts, self.batch_size, self.dim, self._run)
 
     def embed_query(self, text: str) -> np.ndarray:
-        hit = self._cache.get(text)
-        if hit is None:
-            hit = self.embed([text])[0]
-            self._cache.put(text, hit)
-        return hit
+        return self._cache.through(text, lambda t: self.embed([t])[0])
 
     def _run(self, texts: Sequence[str]) -> np.ndarray:
         enc = self._tokenizer.encode_batch(list(texts))
@@ -189,6 +178,7 @@ class OnnxEmbedder:
             os.replace(tmp_probes, probes)
             os.replace(tmp, model)  # last: a model file is only ever seen with its probes
             log.info("exported %s to ONNX at %s", self.name, model)
+            self.torch.unload()  # a few hundred MB this process will not need again
         except BaseException:
             self._session = None
             raise
@@ -225,6 +215,8 @@ def _tokenizer(path: Path) -> Any:
     """The model's fast tokenizer with sentence-transformers' settings: truncation at the
     model's ``max_seq_length`` (256 for MiniLM, whatever tokenizer.json says) and padding to
     the longest text of a batch."""
+    # The tokenizer's thread pool warns on stderr when the process later forks (a daemon start).
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(path / "tokenizer.json"))
@@ -247,5 +239,8 @@ def _session(path: Path) -> Any:
     opts.inter_op_num_threads = 1
     # Spinning threads would take the core the recall thread needs while FTS5 runs beside it.
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # ORT's arena keeps the peak of the largest batch ever run for good (459 MB resident after
+    # 300 note chunks, against 162 MB without it, at the same speed).
+    opts.enable_cpu_mem_arena = False
     opts.log_severity_level = 3
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
