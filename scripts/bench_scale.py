@@ -89,6 +89,12 @@ def rss_mb(pid: int) -> dict[str, float]:
     return out
 
 
+def reset_peak(pid: int) -> None:
+    """Start VmHWM afresh (Linux: ``5`` in clear_refs), so each phase reports its own peak."""
+    with contextlib.suppress(OSError):
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
 def du_mb(path: Path) -> float:
     if path.is_file():
         return round(path.lstat().st_blocks * 512 / 2**20, 1)
@@ -136,7 +142,8 @@ def main() -> None:
         out["rss_started_mb"] = rss_mb(pid)["VmRSS"]
         rnd = random.Random(11)
         if not reuse:
-            build(client, args, tmp, rnd, out)
+            build(client, args, tmp, rnd, out, pid)
+        reset_peak(pid)
         recalls: list[float] = []
         for i in range(args.queries):
             q = QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {rnd.choice(OBJECTS)}")
@@ -172,11 +179,12 @@ def main() -> None:
     if not reuse:
         v, imp = out["vault_index"], out["import"]
         print(f"  vault index                   {v['s']:.0f} s: {v['notes_per_s']:.1f} notes/s, {v['chunks']:,} chunks, "
-              f"{v['chunks_per_s']:.1f} chunks/s ({out['vault_words']:,} words)")
-        print(f"  import (ingest)               {imp['s']:.0f} s: {imp['per_s']:.0f} memories/s")
+              f"{v['chunks_per_s']:.1f} chunks/s ({out['vault_words']:,} words); peak RSS {v['peak_mb']:.0f} MB")
+        print(f"  import (ingest)               {imp['s']:.0f} s: {imp['per_s']:.0f} memories/s; peak RSS {imp['peak_mb']:.0f} MB")
     print(f"  recall through the API        p50 {rec['p50']:.1f} ms   p95 {rec['p95']:.1f} ms   (target < 60 ms)")
     print(f"  save through the API          p50 {sv['p50']:.1f} ms   p95 {sv['p95']:.1f} ms")
-    print(f"  daemon RSS                    {out['rss_mb']:.0f} MB now, {out['rss_peak_mb']:.0f} MB peak   (target < 1.5 GB)")
+    print(f"  daemon RSS                    {out['rss_mb']:.0f} MB now, {out['rss_peak_mb']:.0f} MB peak while serving   "
+          "(target < 1.5 GB)")
     print(f"  disk                          store {disk['store']:.0f} MB, vector index {disk['index']:.0f} MB, "
           f"home {disk['home']:.0f} MB; vault {disk['vault']:.0f} MB")
     print(f"  load average at the end: {out['load_average']} (other processes inflate every number)")
@@ -184,13 +192,17 @@ def main() -> None:
         print(f"  home: {home}  vault: {vault}")
 
 
-def build(client: RemoteMnemo, args: argparse.Namespace, tmp: Path, rnd: random.Random, out: dict[str, object]) -> None:
-    """Index the written vault and import N memories through the daemon, timing both."""
+def build(client: RemoteMnemo, args: argparse.Namespace, tmp: Path, rnd: random.Random, out: dict[str, object],
+          pid: int) -> None:
+    """Index the written vault and import N memories through the daemon, timing both (and the
+    daemon's peak resident memory in each)."""
+    reset_peak(pid)
     t0 = time.perf_counter()
     counts = client.index_vault()
     took = time.perf_counter() - t0
     out["vault_index"] = {"s": round(took, 1), "notes_per_s": round(args.notes / took, 1),
-                          "chunks": counts.get("embedded"), "chunks_per_s": round((counts.get("embedded") or 0) / took, 1)}
+                          "chunks": counts.get("embedded"), "chunks_per_s": round((counts.get("embedded") or 0) / took, 1),
+                          "peak_mb": rss_mb(pid)["VmHWM"]}
     _say(f"vault indexed in {took:.0f} s", args.json)
 
     path = tmp / "memories.jsonl"
@@ -202,10 +214,11 @@ def build(client: RemoteMnemo, args: argparse.Namespace, tmp: Path, rnd: random.
         if done[0] % 10_240 < k:
             _say(f"  imported {done[0]:,} of {args.n:,}", args.json)
 
+    reset_peak(pid)
     t0 = time.perf_counter()
     saved = client.import_jsonl(str(path), progress=progress).saved
     took = time.perf_counter() - t0
-    out["import"] = {"s": round(took, 1), "per_s": round(saved / took, 1)}
+    out["import"] = {"s": round(took, 1), "per_s": round(saved / took, 1), "peak_mb": rss_mb(pid)["VmHWM"]}
     _say(f"imported {saved:,} in {took:.0f} s", args.json)
 
 
