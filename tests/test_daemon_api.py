@@ -154,8 +154,11 @@ def test_operations_are_listed_with_their_parameters(client: RemoteMnemo) -> Non
 
 
 def test_status_reports_counts_jobs_and_queue(daemon: Daemon, client: RemoteMnemo) -> None:
+    assert daemon.warmed.wait(60)  # the start-up warm-up (spaCy, throwaway searches) is over ...
     client.save("a memory to count")
     st = client.daemon_status()
+    assert st["warm"] is True
+    assert client.stats().uses == 0  # ... and its searches touched nothing
     assert st["pid"] == os.getpid() and st["home"] == str(daemon.home)
     assert st["counts"]["memories"] == 1 and st["counts"]["by_status"] == {"active": 1}
     assert st["queue"] == {"in_flight": None, "waiting": 0, "watcher_pending": 0}
