@@ -179,7 +179,7 @@ def main() -> None:
     print(f"mnemo at scale: {st['memories']:,} memories, {st['notes']:,} notes ({st['chunks']:,} chunks), "
           f"{args.model}, {out['cores']} cores")
     print(f"  daemon start                  {out['daemon_start_s']:.1f} s, warm at {out['daemon_warm_s']:.1f} s "
-          f"(RSS {out['rss_started_mb']:.0f} MB)")
+          f"(RSS {out['rss_started_mb']:.0f} MB when warm)")
     if not reuse:
         v, imp = out["vault_index"], out["import"]
         print(f"  vault index                   {v['s']:.0f} s: {v['notes_per_s']:.1f} notes/s, {v['chunks']:,} chunks, "
