@@ -281,6 +281,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "recall.intent": ("general", "recall", "explore", "exact"),
     "scoring.decay_model": ("exponential", "power_law", "two_component"),
     "scoring.retention_mode": ("l2", "huber", "elastic"),
+    "embedding.backend": ("onnx", "torch"),
 }
 
 

@@ -14,6 +14,8 @@ import pytest
 from mnemo.nlp.embedder import SentenceTransformerEmbedder, make_embedder
 from mnemo.nlp.onnx_embedder import OnnxEmbedder, exportable
 
+from .conftest import run_cli
+
 TEXTS = [
     "Alice prefers dark mode in the mobile app.",
     "Ünïcödé and emoji 🙂, CJK 日本語.",
@@ -115,3 +117,9 @@ def test_the_engine_uses_onnx_and_its_model_cache(home: Path, model_cache: Path)
         hits = m.recall("which database does billing use", k=3, touch=False)
         assert hits and hits[0].id == r.memory.id
     assert not (home / "models").exists()  # the configured cache, not the home, holds the export
+
+
+def test_a_bad_backend_setting_is_refused_when_read() -> None:
+    r = run_cli("config", "show", "--json", env={"MNEMO_EMBEDDING_BACKEND": "tensorflow"})
+    assert r.returncode == 1 and not r.stdout
+    assert "embedding.backend" in r.stderr and "onnx, torch" in r.stderr
