@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-HOT = ("active", "promoted", "archived")  # statuses whose memories have a vector
-
-
 DELAY = 2.0  # seconds from the first pending change to the write
 
 
@@ -71,7 +68,10 @@ class DeferredMetadata:
     def flush(self, engine: Mnemo) -> int:
         """Write the current store rows' metadata for every pending id; the count written."""
         from ..engine import vector_meta
+        from .recover import HOT
 
+        if not self.ids:
+            return 0  # nothing pending: no need to wait for the write lock
         with engine.write_lock:
             with self._lock:
                 ids, self.ids = sorted(self.ids), set()

@@ -79,7 +79,7 @@ def reinforce(
             context["session_id"] = session_id
         engine.store.add_uses((m.id, now, kind, json.dumps(context) if context else None) for m in out)
         engine.store.mark_activity(now)
-        # The layer is an index filter: Chroma's copy follows on the worker thread
+        # The layer is an index filter: Chroma's copy follows in one deferred write
         # (index/deferred.py), the dirty mark committed with this transaction.
         engine.deferred_meta.add(engine, (m.id for m in moved))
     return out

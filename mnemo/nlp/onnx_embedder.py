@@ -99,14 +99,17 @@ class OnnxEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._cache.through(text, lambda t: self.embed([t])[0])
 
-    def _run(self, texts: Sequence[str]) -> np.ndarray:
+    def _feeds(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The graph's inputs (``INPUTS``, in order) for a padded batch."""
         enc = self._tokenizer.encode_batch(list(texts))
-        feeds = {
+        return {
             "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
             "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
             "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64),
         }
-        return np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+
+    def _run(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self._session.run(None, self._feeds(texts))[0], dtype=np.float32)
 
     # -- building -----------------------------------------------------------------------------
     def _ready(self) -> bool:
@@ -152,9 +155,8 @@ class OnnxEmbedder:
         private_dir(self.cache_dir)
         st = self.torch._load()
         wrapped = _pooled(st[0].auto_model).eval()
-        sample = self._tokenizer.encode_batch(["a short text", "and a somewhat longer one to pad the first"])
-        args = tuple(torch.tensor([getattr(e, f) for e in sample], dtype=torch.long)
-                     for f in ("ids", "attention_mask", "type_ids"))
+        sample = self._feeds(["a short text", "and a somewhat longer one to pad the first"])
+        args = tuple(torch.from_numpy(sample[k]) for k in INPUTS)
         tmp = model.with_name(f".{model.name}.{uuid.uuid4().hex[:8]}.tmp")
         tmp_probes = tmp.with_suffix(".npy")
         try:

@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..models import Hit, Memory, Status
 from .filters import Filters
 from .keywords import memory_bm25
@@ -80,52 +78,29 @@ class Pool:
     candidates: dict[str, Candidate] = field(default_factory=dict)
     bm25_memories: Ranking = field(default_factory=list)
     bm25_chunks: Ranking = field(default_factory=list)
-    vectors_seen: dict[str, Any] = field(default_factory=dict)  # stored vectors Chroma returned
     vectors: Ranking = field(default_factory=list)  # memories and chunks merged by cosine
 
     def rankings(self, w_bm25: float, w_vector: float) -> list[tuple[Ranking, float]]:
         return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
 
 
-def nearest(engine: Mnemo, name: str, qvec: Any, n: int, where: dict[str, Any] | None = None,
-            keep: dict[str, Any] | None = None) -> Ranking:
-    """(id, cosine) best first: one Chroma query through the index's lock and error handling.
-    Chroma answers ``n_results`` beyond the collection's size with what it has, so no count
-    is asked first (a count costs as much as the query on 100k vectors). With ``keep``, the
-    stored vectors come back in the same call (the duplicate and overlap checks need them)."""
-    if n <= 0:
-        return []
-    if where and engine.deferred_meta:
-        engine.deferred_meta.flush(engine)  # the filter must see the current layers
-    vec = np.asarray([qvec], dtype=np.float32)
-    include = ["distances", "embeddings"] if keep is not None else ["distances"]
-
-    def op(col: Any) -> Any:
-        return col.query(query_embeddings=vec, n_results=int(n), where=where or None, include=include)
-
-    res = engine.index._run(name, "querying", op)
-    ids = res["ids"][0] if res and res.get("ids") else []
-    dists = (res.get("distances") or [[1.0] * len(ids)])[0]
-    if keep is not None and res.get("embeddings") is not None and len(res["embeddings"]):
-        for i, v in zip(ids, res["embeddings"][0], strict=False):
-            keep[i] = np.asarray(v, dtype=np.float32)
-    return [(i, 1.0 - float(d)) for i, d in zip(ids, dists, strict=False)]
-
-
-def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int, keep: dict[str, Any] | None = None,
+def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int,
                    rows_cache: dict[str, Any] | None = None) -> Ranking:
     """(memory id, cosine) best first. A metadata filter makes Chroma test every vector (about
     a second on 100k), so the default filter (live statuses; archived memories are few) is
     checked afterwards on light rows, over-fetching a little; other filters go to Chroma. Tag
-    lists Chroma cannot test: with a tag filter more are fetched and checked later."""
+    lists Chroma cannot test: with a tag filter more are fetched and checked later. Stored
+    vectors are not asked for: returning 120 of them costs 3.5 ms of a 5 ms query (as Python
+    floats); the head's are read after re-ranking (``rerank.vectors_of``)."""
     fetch = n * 4 if filters.tags else n
     if filters.is_default:
-        found = nearest(engine, "memories", qvec, fetch + max(10, fetch // 5), keep=keep)
+        found = engine.index.query("memories", qvec, fetch + max(10, fetch // 5))
         rows = light_rows(engine, [i for i, _ in found], rows_cache)
         kept = [(i, s) for i, s in found if i in rows and filters.matches_row(rows[i])]
         if len(kept) >= fetch or len(found) < fetch:
             return kept[:fetch]
-    return nearest(engine, "memories", qvec, fetch, where=filters.where(), keep=keep)
+    engine.deferred_meta.flush(engine)  # the filter must see the current layers
+    return engine.index.query("memories", qvec, fetch, where=filters.where())
 
 
 def _chunk_keywords(engine: Mnemo, q: Query, n: int) -> Ranking | None:
@@ -139,14 +114,6 @@ def _chunk_keywords(engine: Mnemo, q: Query, n: int) -> Ranking | None:
     return search.keyword_chunks(engine, q.keywords, n, mode="phrase" if q.phrase else "or")
 
 
-def _chunk_vectors(engine: Mnemo, qvec: Any, n: int, keep: dict[str, Any] | None = None) -> Ranking:
-    from ..vault import search
-
-    if engine.store.kv_get("vault.model_hash") != engine.embedder.model_hash:
-        return []  # vectors of another model (re-embedded at the next index): keyword ranking only
-    return nearest(engine, search.COLLECTION, qvec, n, keep=keep)
-
-
 def _chunk_hits(engine: Mnemo, ids: list[str]) -> dict[str, Hit]:
     from ..vault.search import chunk_hits
 
@@ -156,16 +123,9 @@ def _chunk_hits(engine: Mnemo, ids: list[str]) -> dict[str, Hit]:
 def _first_chunks(engine: Mnemo, memory_ids: list[str]) -> dict[str, str]:
     """The first chunk of the note each memory owns (memory id → chunk id)."""
     out: dict[str, str] = {}
-    for i in range(0, len(memory_ids), 500):
-        part = memory_ids[i : i + 500]
-        marks = ",".join("?" * len(part))
-        rows = engine.store.query(
-            "SELECT n.mnemo_id, c.id FROM notes n JOIN chunks c ON c.note_uid = n.uid "
-            f"WHERE n.mnemo_id IN ({marks}) ORDER BY n.mnemo_id, c.ord",
-            part,
-        )
-        for r in rows:
-            out.setdefault(r[0], r[1])
+    for r in engine.store.query_in("SELECT n.mnemo_id, c.id FROM notes n JOIN chunks c ON c.note_uid = n.uid "
+                                   "WHERE n.mnemo_id IN ({marks}) ORDER BY n.mnemo_id, c.ord", memory_ids):
+        out.setdefault(r[0], r[1])
     return out
 
 
@@ -182,13 +142,10 @@ def light_rows(engine: Mnemo, ids: list[str], cache: dict[str, dict[str, Any] | 
         known = [i for i in ids if i in cache]
         out.update((i, r) for i in known if (r := cache[i]) is not None)
         ids = [i for i in ids if i not in cache]
-    for i in range(0, len(ids), 500):
-        part = ids[i : i + 500]
-        marks = ",".join("?" * len(part))
-        for r in engine.store.query(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({marks})", part):
-            row = dict(r)
-            row["tags"] = tuple(json.loads(row["tags"] or "[]"))
-            out[row["id"]] = row
+    for r in engine.store.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids):
+        row = dict(r)
+        row["tags"] = tuple(json.loads(row["tags"] or "[]"))
+        out[row["id"]] = row
     if cache is not None:
         cache.update((i, out.get(i)) for i in ids)
     return out
@@ -208,12 +165,12 @@ def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Callable[[], Any], n
     chunk_kw = _chunk_keywords(engine, q, n) if filters.wants_ltm else None
     vec = qvec()
     if filters.wants_stm:
-        # Stored vectors are not asked for here: returning 120 of them costs 3.5 ms of a 5 ms
-        # query (as Python floats); the head's are read after re-ranking (``vectors_of``).
         mem_vec = memory_vectors(engine, vec, filters, n, rows_cache=seen_rows)
     if chunk_kw is not None:
+        from ..vault.search import vector_chunks
+
         chunk_bm = chunk_kw
-        chunk_vec = _chunk_vectors(engine, vec, n)
+        chunk_vec = vector_chunks(engine, vec, n)
 
     # Check what Chroma could not (tags, stale metadata, vectors of deleted memories).
     rows = light_rows(engine, [i for i, _ in mem_bm] + [i for i, _ in mem_vec], seen_rows)

@@ -9,8 +9,9 @@ the postings of its words. Two measures keep it small:
    on 100k memories).
 2. On a store of more than ``COMMON_MIN_DF / COMMON_SHARE`` (20,000) memories, a query word
    found in more than 5 % of the memories is left to the vector side, as long as a rarer word
-   remains (the same holds for note chunks: ``table="chunks"``). Its IDF is low (``ln(19) ≈ 2.9`` at 5 %, against 7–11 for a rare word), so it
-   barely moves the BM25 order, but its postings would dominate the work. Document frequencies
+   remains (the same holds for note chunks: ``table="chunks"``). Its IDF is low (``ln(19) ≈
+   2.9`` at 5 %, against 7–11 for a rare word), so it barely moves the BM25 order, but its
+   postings would dominate the work. Document frequencies
    come from FTS5's own vocabulary (``fts5vocab``), the query words are stemmed by FTS5's own
    tokenizer in a connection-private temporary table, so both sides agree on what a term is.
    Small stores (every store LoCoMo-sized) never prune. A count is cached per stem until the

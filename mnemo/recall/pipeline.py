@@ -75,7 +75,7 @@ def search(engine: Mnemo, query: str, k: int = 10, intent: str | None = None, ti
     ret = rerank(engine, cands, s.rerank_weight, now)
     ordered = sorted(cands, key=lambda c: (-c.score, c.id))
     head = ordered[:size]
-    vectors = vectors_of(engine, head, pool.vectors_seen)
+    vectors = vectors_of(engine, head)
     kept = collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note)
     primary = kept[:k]
 

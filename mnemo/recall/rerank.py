@@ -85,13 +85,11 @@ def rerank(engine: Mnemo, cands: Sequence[Candidate], weight: float, now: float 
     return ret
 
 
-def vectors_of(engine: Mnemo, cands: Sequence[Candidate], known: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
-    """Stored vectors of candidates (memories from "memories", chunks from "chunks"); those in
-    ``known`` (returned with the vector query) are not asked for again."""
-    known = known or {}
-    out: dict[str, np.ndarray] = {c.id: known[c.id] for c in cands if c.id in known}
-    mem_ids = [c.id for c in cands if c.tier == "stm" and c.id not in out]
-    chunk_ids = [c.id for c in cands if c.tier == "ltm" and c.id not in out]
+def vectors_of(engine: Mnemo, cands: Sequence[Candidate]) -> dict[str, np.ndarray]:
+    """Stored vectors of candidates (memories from "memories", chunks from "chunks")."""
+    mem_ids = [c.id for c in cands if c.tier == "stm"]
+    chunk_ids = [c.id for c in cands if c.tier == "ltm"]
+    out: dict[str, np.ndarray] = {}
     if mem_ids:
         out.update(engine.index.get_vectors("memories", mem_ids))
     if chunk_ids:

@@ -77,12 +77,8 @@ def live_neighbours(engine: Mnemo, vecs: np.ndarray) -> list[list[tuple[str, flo
         return []
     n = K * OVERFETCH
     found = engine.index.query_many("memories", vecs, n)
-    ids = list({i for row in found for i, _ in row})
-    live: set[str] = set()
-    for start in range(0, len(ids), 500):
-        part = ids[start : start + 500]
-        rows = engine.store.query(f"SELECT id, status FROM memories WHERE id IN ({','.join('?' * len(part))})", part)
-        live.update(r[0] for r in rows if r[1] in LIVE)
+    rows = engine.store.query_in("SELECT id, status FROM memories WHERE id IN ({marks})", [i for row in found for i, _ in row])
+    live = {r[0] for r in rows if r[1] in LIVE}
     out = [[(i, sim) for i, sim in row if i in live][:K] for row in found]
     again = [k for k, row in enumerate(found) if not out[k] and len(row) == n]
     if again:

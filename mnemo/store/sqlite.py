@@ -129,6 +129,16 @@ class Store:
         with self.lock:
             return self.conn.execute(sql, params).fetchall()
 
+    def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]:
+        """``sql`` with its one ``{marks}`` filled by placeholders, run over ``ids`` (duplicates
+        dropped) a slice at a time: SQLite caps the parameters of one statement."""
+        unique = list(dict.fromkeys(ids))
+        out: list[sqlite3.Row] = []
+        for i in range(0, len(unique), size):
+            part = unique[i : i + size]
+            out += self.query(sql.format(marks=",".join("?" * len(part))), part)
+        return out
+
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         with self.lock:
             if not self._depth:
@@ -218,14 +228,7 @@ class Store:
         return self._row_to_memory(rows[0]) if rows else None
 
     def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
-        out: dict[str, Memory] = {}
-        ids = list(dict.fromkeys(ids))
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            marks = ",".join("?" * len(part))
-            for row in self.query(f"SELECT * FROM memories WHERE id IN ({marks})", part):
-                out[row["id"]] = self._row_to_memory(row)
-        return out
+        return {row["id"]: self._row_to_memory(row) for row in self.query_in("SELECT * FROM memories WHERE id IN ({marks})", ids)}
 
     def find_prefix(self, prefix: str) -> list[str]:
         """Ids that start with ``prefix`` (users type short ids)."""
