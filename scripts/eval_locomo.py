@@ -1,22 +1,41 @@
 #!/usr/bin/env python3
-"""Evidence recall on LoCoMo-format conversations: mnemo's recall against BM25, dense and RRF.
+"""Evidence recall on LoCoMo-format conversations: mnemo's recall against BM25, dense and RRF,
+on four ways of storing a conversation, with leave-one-conversation-out tuning.
 
-    scripts/eval_locomo.py DATASET.json [--k 5,10] [--json] [--ablations] [--set recall.KEY=VALUE]
+    scripts/eval_locomo.py DATASET.json [--store turns|turns-sessions|ingest|observations[,...]]
+        [--folds none|loo] [--grid recall.KEY=V1,V2 ...] [--set KEY=VALUE ...] [--k 5,10]
+        [--categories 1,2,3,4] [--ablations] [--json]
 
-For each conversation, a fresh mnemo home: every dialog turn is saved through the normal API
-(``save_many``, one batch per session, the real all-MiniLM-L6-v2 model) as
-``"<speaker>: <text>"`` with its ``dia_id`` in ``meta``, the session's date as ``created_at``
-and the session as ``session_id``; the clock follows the sessions' dates. At the end of the
-conversation each question is recalled with ``touch=False``. A question's evidence is the set
-of its ``dia_id``s; recall@k is the share of them in the top k, nDCG@10 uses binary gains, MRR
-is the reciprocal rank of the first evidence turn within the top max(k).
+Storage paths (``--store``; a fresh mnemo home per conversation and path, the real
+all-MiniLM-L6-v2 model, the clock following the sessions' dates):
+- ``turns``: every dialog turn saved through ``save_many`` as ``"<speaker>: <text>"`` with its
+  ``dia_id`` in ``meta`` and its session's date as ``created_at``, no ``session_id``;
+- ``turns-sessions``: the same, each turn with its session as ``session_id``;
+- ``ingest``: each session given to ``Mnemo.ingest`` as a JSON conversation (speaker, text, the
+  session's date as timestamp): the product path; a memory maps back to its turn by
+  ``meta.turn``;
+- ``observations``: LoCoMo's ``observation`` facts, one memory each (as an assistant saves
+  distilled facts over MCP), dated by their session; a fact covers the ``dia_id``s it cites.
+Each question is recalled at the end with ``recall(k, touch=False)``. A question's evidence is
+its set of ``dia_id``s; recall@k is the share of them covered by the top k memories, nDCG@10
+counts a memory as a gain when it covers evidence not covered above it, MRR is the reciprocal
+rank of the first memory covering evidence within the top max(k).
 
-Baselines in the same run, on the same stored text:
-- ``bm25``: FTS5 BM25 over the memories with every word of the question (OR), the store's
-  plain keyword search;
-- ``dense``: exact cosine (numpy, no HNSW) between the question's and the turns' MiniLM vectors;
-- ``rrf``: plain reciprocal rank fusion (k = 60, equal weights) of those two rankings.
-``bm25-content`` (BM25 with mnemo's stopword-aware query) is shown for reference.
+Baselines in the same run, on the same stored memories: ``bm25`` (FTS5 BM25 with every word
+of the question, OR), ``dense`` (exact numpy cosine of the stored MiniLM vectors), ``rrf``
+(plain reciprocal rank fusion of those two, k = 60, equal weights).
+
+``--folds loo``: every setting of the grid (``--grid``, default ``DEFAULT_GRID``) is scored on
+every conversation; for each conversation the setting with the best recall@max(k) on the
+*other* conversations' questions is chosen and reported on the held-out one (rotating). The
+``in-sample`` column is the setting best on all conversations, reported on all of them: the gap
+between the two columns is the over-fit. ``defaults`` is mnemo as configured (plus ``--set``).
+Store-time settings (``--set``) are applied when the stores are built; grid settings are
+``recall.*`` settings, changed between queries on the same stores.
+
+Embeddings of stored texts and questions are computed once per run and reused across paths
+and settings (a cache in front of the model), so a LOO sweep costs one pass of the model over
+the data plus the recalls themselves.
 
 Malformed evidence ids (``D:11:26``, ``D30:05``, ``D8:6; D9:17``) are normalised; ids that
 point at no turn are skipped and counted. The data is only read: nothing is written but the
@@ -26,6 +45,8 @@ temporary homes, which are removed.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import math
 import re
@@ -33,6 +54,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -46,21 +69,32 @@ from mnemo.clock import Clock  # noqa: E402
 from mnemo.config import load_settings  # noqa: E402
 from mnemo.engine import Mnemo  # noqa: E402
 from mnemo.recall.fusion import weighted_rrf  # noqa: E402
-from mnemo.recall.query import keyword_text  # noqa: E402
 
+STORES = ("turns", "turns-sessions", "ingest", "observations")
 HEADLINE = (1, 2, 3, 4)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 # Settings switched off one at a time by --ablations (each row: mnemo without that step).
 ABLATIONS = {
-    "- stopword-aware BM25": {"stopwords": False},
-    "- score fusion (= weighted RRF)": {"rank_mix": 1.0},
-    "- conversation context": {"neighbour_weight": 0.0},
-    "- retention re-rank": {"rerank_weight": 0.0},
-    "- review blending": {"review_ratio": 0.0},
+    "- stopword-aware BM25": {"recall.stopwords": False},
+    "- score fusion (= weighted RRF)": {"recall.rank_mix": 1.0},
+    "- conversation context": {"recall.neighbour_weight": 0.0},
+    "- retention re-rank": {"recall.rerank_weight": 0.0},
+    "- review blending": {"recall.review_ratio": 0.0},
+}
+# What --folds loo chooses among unless --grid is given: the knobs whose best value could
+# plausibly differ between conversations (fusion weights, neighbour share).
+DEFAULT_GRID = {
+    "recall.intent": ["general", "recall"],
+    "recall.neighbour_weight": [0.0, 0.25, 0.5],
 }
 
 
+Metrics = dict[str, float]
+Row = tuple[int, Metrics]  # (category, metrics) for one question
+
+
+# -- the data -----------------------------------------------------------------------------------
 def session_time(text: str) -> float:
     """LoCoMo's '1:56 pm on 8 May, 2023' (naive, read as UTC)."""
     for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
@@ -83,12 +117,14 @@ def sessions(conv: dict[str, Any]) -> list[tuple[int, float, list[dict[str, Any]
     return sorted(out)
 
 
-def normalise_evidence(raw: list[Any], known: set[str]) -> tuple[list[str], int, int]:
+def normalise_evidence(raw: Any, known: set[str] | None) -> tuple[list[str], int, int]:
     """Evidence ids as ``D<session>:<turn>`` (zero-padding and stray colons removed, lists
-    split); returns (resolvable ids, number skipped, number that needed normalising)."""
+    split); returns (resolvable ids, number skipped, number that needed normalising).
+    ``known=None`` accepts every well-formed id."""
     ids: list[str] = []
     skipped = fixed = 0
-    for item in raw or []:
+    items = raw if isinstance(raw, list) else [raw]
+    for item in items or []:
         text = str(item)
         found = _EVIDENCE.findall(text)
         if not found:
@@ -98,146 +134,344 @@ def normalise_evidence(raw: list[Any], known: set[str]) -> tuple[list[str], int,
             did = f"D{int(s)}:{int(t)}"
             if did != text.strip():
                 fixed += 1
-            if did in known:
+            if known is None or did in known:
                 ids.append(did)
             else:
                 skipped += 1
     return list(dict.fromkeys(ids)), skipped, fixed
 
 
-def metrics(ranked: list[str], evidence: set[str], ks: list[int]) -> dict[str, float]:
-    out = {f"recall@{k}": len(evidence & set(ranked[:k])) / len(evidence) for k in ks}
-    gains = [1.0 if d in evidence else 0.0 for d in ranked[:10]]
+def spoken(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [t for t in turns if str(t.get("text", "")).strip() and t.get("dia_id")]
+
+
+def observations(sample: dict[str, Any], n: int) -> list[tuple[str, list[str]]]:
+    """(fact, cited dia_ids) of session ``n``'s observations, in file order."""
+    block = (sample.get("observation") or {}).get(f"session_{n}_observation") or {}
+    out = []
+    for facts in block.values():
+        for fact in facts or []:
+            if isinstance(fact, list | tuple) and fact and isinstance(fact[0], str) and fact[0].strip():
+                ids, _, _ = normalise_evidence(list(fact[1:]), None)
+                out.append((fact[0].strip(), ids))
+    return out
+
+
+# -- metrics ------------------------------------------------------------------------------------
+def metrics(ranked: Sequence[frozenset[str]], evidence: set[str], ks: list[int]) -> Metrics:
+    """``ranked``: the dia_ids each returned memory covers, best first."""
+    def covered(k: int) -> set[str]:
+        out: set[str] = set()
+        for ids in ranked[:k]:
+            out |= ids
+        return out & evidence
+
+    out = {f"recall@{k}": len(covered(k)) / len(evidence) for k in ks}
+    seen: set[str] = set()
+    gains = []
+    for ids in ranked[:10]:
+        new = (ids & evidence) - seen
+        gains.append(1.0 if new else 0.0)
+        seen |= new
     dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
     idcg = sum(1.0 / math.log2(i + 2) for i in range(min(len(evidence), 10)))
     out["ndcg@10"] = dcg / idcg if idcg else 0.0
-    first = next((i for i, d in enumerate(ranked[: max(ks)]) if d in evidence), None)
+    first = next((i for i, ids in enumerate(ranked[: max(ks)]) if ids & evidence), None)
     out["mrr"] = 1.0 / (first + 1) if first is not None else 0.0
     return out
 
 
-def run_conversation(sample: dict[str, Any], embedder: Any, ks: list[int], ablations: bool,
-                     overrides: dict[str, Any], log: Any) -> dict[str, Any]:
+# -- embeddings computed once per run -----------------------------------------------------------
+class CachedEmbedder:
+    """The real model behind a text → vector cache: the same turns stored on two paths, and the
+    same question asked under every setting of a grid, are embedded once."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.docs: dict[str, np.ndarray] = {}
+        self.queries: dict[str, np.ndarray] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.docs))
+        if missing:
+            for t, v in zip(missing, self.inner.embed(missing), strict=True):
+                self.docs[t] = np.asarray(v, dtype=np.float32)
+        if not texts:
+            return self.inner.embed([])
+        return np.stack([self.docs[t] for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        v = self.queries.get(text)
+        if v is None:
+            v = self.queries[text] = np.asarray(self.inner.embed_query(text), dtype=np.float32)
+        return v
+
+
+# -- building a store ---------------------------------------------------------------------------
+@dataclass
+class Built:
+    m: Mnemo
+    covers: dict[str, frozenset[str]]  # memory id → the dia_ids it covers
+    known: set[str]  # every dia_id of the conversation
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def build(sample: dict[str, Any], store: str, embedder: Any, overrides: dict[str, Any], home: str) -> Built:
     conv = sample["conversation"]
     sess = sessions(conv)
-    n_cand = max(50, 3 * max(ks))
-    rows: dict[str, list[tuple[int, dict[str, float]]]] = defaultdict(list)
-    skipped_ids = skipped_questions = fixed_ids = 0
-    with tempfile.TemporaryDirectory(prefix="mnemo-locomo-") as home:
-        settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2", **overrides})
-        clock = Clock(sess[0][1])
-        with Mnemo(settings, clock=clock, embedder=embedder) as m:
-            t0 = time.perf_counter()
-            dia_of: dict[str, str] = {}
-            for n, ts, turns in sess:
-                clock.set(ts)
-                items = [
-                    {"content": f"{t.get('speaker', '?')}: {t.get('text', '')}", "meta": {"dia_id": t["dia_id"]},
-                     "created_at": ts, "session_id": f"{sample.get('sample_id', 'conv')}/session_{n}"}
-                    for t in turns if str(t.get("text", "")).strip() and t.get("dia_id")
-                ]
-                for r in m.save_many(items):
-                    dia_of[r.id] = r.memory.meta["dia_id"]
-            ingest = time.perf_counter() - t0
-            ids = list(dia_of)
-            vecs = m.index.get_vectors("memories", ids)
-            matrix = np.stack([vecs[i] for i in ids])
-            known = set(dia_of.values())
-            latencies: list[float] = []
-            base = {f: getattr(m.settings.recall, f) for s in ABLATIONS.values() for f in s}
-            for qa in sample.get("qa", []):
-                evidence, skipped, fixed = normalise_evidence(qa.get("evidence", []), known)
-                skipped_ids += skipped
-                fixed_ids += fixed
-                if not evidence:
-                    skipped_questions += 1
-                    continue
-                ev = set(evidence)
-                q = str(qa["question"])
-                cat = int(qa.get("category", 0))
+    sid = sample.get("sample_id", "conv")
+    settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2", **overrides})
+    clock = Clock(sess[0][1] if sess else 0.0)
+    m = Mnemo(settings, clock=clock, embedder=embedder)
+    covers: dict[str, frozenset[str]] = {}
+    known = {t["dia_id"] for _, _, turns in sess for t in spoken(turns)}
+    t0 = time.perf_counter()
+    extra: dict[str, Any] = {}
+    for n, ts, turns in sess:
+        clock.set(ts)
+        turns = spoken(turns)
+        if store in ("turns", "turns-sessions"):
+            items = [{"content": f"{t.get('speaker', '?')}: {t['text']}", "meta": {"dia_id": t["dia_id"]},
+                      "created_at": ts, **({"session_id": f"{sid}/session_{n}"} if store == "turns-sessions" else {})}
+                     for t in turns]
+            for r in m.save_many(items):
+                covers[r.id] = frozenset([r.memory.meta["dia_id"]])
+        elif store == "ingest":
+            if not turns:
+                continue
+            text = json.dumps([{"speaker": t.get("speaker") or "?", "text": t["text"], "timestamp": ts} for t in turns])
+            out = m.ingest(text, format="json")
+            for mem in out["memories"]:
+                if mem["created"] and mem.get("turn") is not None and 0 <= mem["turn"] < len(turns):
+                    covers[mem["id"]] = frozenset([turns[mem["turn"]]["dia_id"]])
+            extra["kept"] = extra.get("kept", 0) + out["kept"]
+        elif store == "observations":
+            facts = observations(sample, n)
+            if facts:
+                items = [{"content": text, "meta": {"dia_ids": ids}, "created_at": ts} for text, ids in facts]
+                for r, (_, ids) in zip(m.save_many(items), facts, strict=True):
+                    covers[r.id] = frozenset(ids)
+        else:
+            raise ValueError(f"unknown store {store!r}")
+    return Built(m, covers, known, time.perf_counter() - t0, extra)
+
+
+# -- scoring a built store ----------------------------------------------------------------------
+def set_recall(m: Mnemo, setting: dict[str, Any]) -> dict[str, Any]:
+    """Apply ``recall.*`` settings to an open engine; returns the previous values."""
+    before = {}
+    for key, value in setting.items():
+        name = key.removeprefix("recall.")
+        before[key] = getattr(m.settings.recall, name)
+        setattr(m.settings.recall, name, value)
+    return before
+
+
+def questions(sample: dict[str, Any], known: set[str], categories: set[int]) -> tuple[list[tuple[str, int, set[str]]], dict[str, int]]:
+    out = []
+    counts = {"skipped_ids": 0, "normalised_ids": 0, "skipped_questions": 0}
+    for qa in sample.get("qa", []):
+        cat = int(qa.get("category", 0) or 0)
+        if cat not in categories:
+            continue
+        evidence, skipped, fixed = normalise_evidence(qa.get("evidence", []), known)
+        counts["skipped_ids"] += skipped
+        counts["normalised_ids"] += fixed
+        if not evidence or not str(qa.get("question", "")).strip():
+            counts["skipped_questions"] += 1
+            continue
+        out.append((str(qa["question"]), cat, set(evidence)))
+    return out, counts
+
+
+def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dict[str, Any]], ks: list[int]
+          ) -> tuple[dict[str, list[Row]], list[float]]:
+    """Rows per system: each named setting of mnemo, and the baselines."""
+    m = b.m
+    k = max(ks)
+    n_cand = max(50, 3 * k)
+    rows: dict[str, list[Row]] = defaultdict(list)
+    latencies: list[float] = []
+    none = frozenset()
+
+    def covered(ids: Sequence[str]) -> list[frozenset[str]]:
+        return [b.covers.get(i, none) for i in ids]
+
+    for name, setting in settings.items():
+        before = set_recall(m, setting)
+        try:
+            for q, cat, ev in qs:
                 t1 = time.perf_counter()
-                hits = m.recall(q, k=max(ks), touch=False)
+                hits = m.recall(q, k=k, touch=False)
                 latencies.append(time.perf_counter() - t1)
-                rows["mnemo"].append((cat, metrics([dia_of.get(h.id, "") for h in hits], ev, ks)))
-                bm = [i for i, _ in m.store.fts_search(q, limit=n_cand)]
-                bm_content = [i for i, _ in m.store.fts_search(keyword_text(q), limit=n_cand)]
-                sims = matrix @ m.embedder.embed_query(q)
-                dense = [ids[j] for j in np.argsort(-sims, kind="stable")[:n_cand]]
-                fused = weighted_rrf([(bm, 1.0), (dense, 1.0)], k=60)
-                rrf = sorted(fused, key=lambda d: (-fused[d], d))
-                for name, ranking in (("bm25", bm), ("bm25-content", bm_content), ("dense", dense), ("rrf", rrf)):
-                    rows[name].append((cat, metrics([dia_of[i] for i in ranking], ev, ks)))
-                if ablations:
-                    for label, change in ABLATIONS.items():
-                        for f, v in change.items():
-                            setattr(m.settings.recall, f, v)
-                        hits = m.recall(q, k=max(ks), touch=False)
-                        for f in change:
-                            setattr(m.settings.recall, f, base[f])
-                        rows[label].append((cat, metrics([dia_of.get(h.id, "") for h in hits], ev, ks)))
-    log(f"  {sample.get('sample_id', '?')}: {len(dia_of)} turns saved in {ingest:.1f}s "
-        f"({len(dia_of) / ingest:.0f}/s), {len(latencies)} questions, recall p50 "
-        f"{1000 * float(np.median(latencies)) if latencies else 0:.1f} ms")
-    return {"rows": rows, "turns": len(dia_of), "skipped_ids": skipped_ids, "skipped_questions": skipped_questions,
-            "normalised_ids": fixed_ids,
-            "ingest_s": ingest, "latencies": latencies}
+                rows[name].append((cat, metrics(covered([h.id for h in hits]), ev, ks)))
+        finally:
+            set_recall(m, before)
+    ids = list(b.covers)
+    vecs = m.index.get_vectors("memories", ids) if ids else {}
+    ids = [i for i in ids if i in vecs]
+    matrix = np.stack([vecs[i] for i in ids]) if ids else np.zeros((0, 1), dtype=np.float32)
+    for q, cat, ev in qs:
+        bm = [i for i, _ in m.store.fts_search(q, limit=n_cand)]
+        sims = matrix @ m.embedder.embed_query(q) if ids else np.zeros(0)
+        dense = [ids[j] for j in np.argsort(-sims, kind="stable")[:n_cand]]
+        fused = weighted_rrf([(bm, 1.0), (dense, 1.0)], k=60)
+        rrf = sorted(fused, key=lambda d: (-fused[d], d))
+        for name, ranking in (("bm25", bm), ("dense", dense), ("rrf", rrf)):
+            rows[name].append((cat, metrics(covered(ranking), ev, ks)))
+    return rows, latencies
 
 
-def summarise(rows: dict[str, list[tuple[int, dict[str, float]]]]) -> dict[str, dict[str, dict[str, float]]]:
-    out: dict[str, dict[str, dict[str, float]]] = {}
-    for system, items in rows.items():
-        groups: dict[str, list[dict[str, float]]] = defaultdict(list)
-        for cat, met in items:
-            groups[str(cat)].append(met)
-            if cat in HEADLINE:
-                groups["1-4"].append(met)
-        out[system] = {
-            g: {**{k: round(float(np.mean([x[k] for x in ms])), 4) for k in ms[0]}, "n": len(ms)}
-            for g, ms in groups.items()
-        }
-    return out
+# -- leave one conversation out -----------------------------------------------------------------
+def mean_of(rows: list[Row], key: str) -> float:
+    return float(np.mean([r[1][key] for r in rows])) if rows else 0.0
 
 
-def table(summary: dict[str, dict[str, dict[str, float]]], ks: list[int]) -> str:
-    cols = [f"recall@{k}" for k in ks] + ["ndcg@10", "mrr"]
-    lines = [f"Categories 1-4 (n = {summary['mnemo']['1-4']['n']} questions)", ""]
-    lines.append(f"| system | {' | '.join(cols)} |")
-    lines.append("|" + " --- |" * (len(cols) + 1))
-    for system, groups in summary.items():
-        g = groups.get("1-4")
-        if g:
-            lines.append(f"| {system} | " + " | ".join(f"{g[c]:.3f}" for c in cols) + " |")
-    cats = sorted({c for groups in summary.values() for c in groups if c != "1-4"}, key=int)
-    lines += ["", f"recall@{max(ks)} by category", ""]
-    heads = [f"{c} {CATEGORY_NAMES.get(int(c), '')} (n={summary['mnemo'].get(c, {}).get('n', 0)})" for c in cats]
-    lines.append(f"| system | {' | '.join(heads)} |")
-    lines.append("|" + " --- |" * (len(cats) + 1))
-    for system, groups in summary.items():
-        lines.append(f"| {system} | " + " | ".join(
-            f"{groups[c][f'recall@{max(ks)}']:.3f}" if c in groups else "-" for c in cats) + " |")
-    return "\n".join(lines)
+def choose(per_conv: dict[str, dict[str, list[Row]]], names: list[str], on: list[str], key: str) -> str:
+    """The setting with the best mean ``key`` over the questions of the conversations ``on``
+    (pooled); ties go to the earlier setting (the defaults come first)."""
+    best, best_v = names[0], -1.0
+    for name in names:
+        v = mean_of([r for c in on for r in per_conv[c][name]], key)
+        if v > best_v + 1e-12:
+            best, best_v = name, v
+    return best
+
+
+def loo(per_conv: dict[str, dict[str, list[Row]]], names: list[str], key: str) -> dict[str, Any]:
+    convs = list(per_conv)
+    held: dict[str, list[Row]] = {}
+    chosen: dict[str, str] = {}
+    for c in convs:
+        others = [o for o in convs if o != c] or [c]  # one conversation: nothing to hold out
+        chosen[c] = choose(per_conv, names, others, key)
+        held[c] = per_conv[c][chosen[c]]
+    insample = choose(per_conv, names, convs, key)
+    return {"chosen": chosen, "held_out": held, "in_sample_setting": insample,
+            "in_sample": {c: per_conv[c][insample] for c in convs}}
+
+
+# -- summaries and tables -----------------------------------------------------------------------
+def summarise(rows: list[Row]) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[Metrics]] = defaultdict(list)
+    for cat, met in rows:
+        groups[str(cat)].append(met)
+        if cat in HEADLINE:
+            groups["1-4"].append(met)
+    return {g: {**{k: round(float(np.mean([x[k] for x in ms])), 4) for k in ms[0]}, "n": len(ms)}
+            for g, ms in groups.items()}
+
+
+def md_table(head: list[str], body: list[list[str]]) -> list[str]:
+    return [f"| {' | '.join(head)} |", "|" + " --- |" * len(head), *(f"| {' | '.join(r)} |" for r in body)]
+
+
+def store_report(store: str, per_conv: dict[str, dict[str, list[Row]]], names: list[str], folds: str,
+                 ks: list[int], labels: dict[str, str]) -> tuple[list[str], dict[str, Any]]:
+    key = f"recall@{max(ks)}"
+    convs = list(per_conv)
+    systems: dict[str, dict[str, list[Row]]] = {}  # system → conversation → rows
+    out: dict[str, Any] = {"store": store}
+    if folds == "loo":
+        fold = loo(per_conv, names, key)
+        systems["mnemo held-out"] = fold["held_out"]
+        systems["mnemo in-sample"] = fold["in_sample"]
+        out["chosen"] = {c: labels[n] for c, n in fold["chosen"].items()}
+        out["in_sample_setting"] = labels[fold["in_sample_setting"]]
+    extra_names = names if folds != "loo" else names[:1]
+    for n in extra_names:
+        systems["mnemo" if n == "defaults" else f"mnemo {labels[n]}"] = {c: per_conv[c][n] for c in convs}
+    for base in ("bm25", "dense", "rrf"):
+        systems[base] = {c: per_conv[c][base] for c in convs}
+    sysnames = list(systems)
+    lines = [f"### --store {store}: {key}, categories {'/'.join(map(str, sorted({r[0] for c in convs for r in per_conv[c]['bm25']})))}", ""]
+    body = []
+    for c in convs:
+        row = [c, str(len(per_conv[c]["bm25"]))]
+        row += [f"{mean_of(systems[s][c], key):.3f}" for s in sysnames]
+        body.append(row)
+    pooled = {s: [r for c in convs for r in systems[s][c]] for s in sysnames}
+    body.append(["**pooled**", str(len(pooled["bm25"]))] + [f"**{mean_of(pooled[s], key):.3f}**" for s in sysnames])
+    lines += md_table(["conversation", "n", *sysnames], body)
+    cats = sorted({r[0] for r in pooled["bm25"]})
+    lines += ["", f"{key} by category (pooled)", ""]
+    body = []
+    for s in sysnames:
+        row = [s]
+        for cat in cats:
+            rs = [r for r in pooled[s] if r[0] == cat]
+            row.append(f"{mean_of(rs, key):.3f}")
+        body.append(row)
+    lines += md_table(["system", *[f"{cat} {CATEGORY_NAMES.get(cat, '')} (n={sum(1 for r in pooled['bm25'] if r[0] == cat)})" for cat in cats]], body)
+    if folds == "loo":
+        lines += ["", "chosen on the other conversations: " + "; ".join(f"{c}: {out['chosen'][c]}" for c in convs),
+                  f"chosen on all (in-sample): {out['in_sample_setting']}"]
+    out["systems"] = {s: {"pooled": summarise(pooled[s]), **{c: summarise(systems[s][c]) for c in convs}} for s in sysnames}
+    return lines, out
+
+
+def parse_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            continue
+    return text.strip()
+
+
+def grid_settings(specs: list[str], error: Callable[[str], Any]) -> dict[str, list[Any]]:
+    grid: dict[str, list[Any]] = {}
+    for spec in specs:
+        key, sep, values = spec.partition("=")
+        key = key.strip()
+        if not sep or not key.startswith("recall.") or not values.strip():
+            error(f"--grid {spec!r}: expected recall.KEY=V1,V2,...")
+        grid[key] = [parse_value(v) for v in values.split(",") if v.strip()]
+    return grid
+
+
+def label_of(setting: dict[str, Any]) -> str:
+    return ", ".join(f"{k.removeprefix('recall.')}={v}" for k, v in setting.items()) or "defaults"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dataset", type=Path, help="a LoCoMo-format JSON file (a list of samples)")
+    ap.add_argument("--store", default="turns-sessions", help=f"one or more of {', '.join(STORES)} (comma-separated)")
+    ap.add_argument("--folds", choices=("none", "loo"), default="none", help="loo: choose the grid setting on the other conversations")
+    ap.add_argument("--grid", action="append", default=[], metavar="recall.KEY=V1,V2",
+                    help="a setting and its candidate values for --folds loo (repeat; the grid is their product)")
     ap.add_argument("--k", default="5,10", help="cut-offs for recall@k (default 5,10)")
+    ap.add_argument("--categories", default="1,2,3,4", help="question categories to ask (default 1,2,3,4)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
     ap.add_argument("--ablations", action="store_true", help="also run mnemo with each step switched off")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting override, e.g. recall.rank_mix=1")
     args = ap.parse_args(argv)
     try:
         ks = sorted({int(x) for x in args.k.split(",") if x.strip()})
-        if not ks or ks[0] < 1:
+        categories = {int(x) for x in args.categories.split(",") if x.strip()}
+        if not ks or ks[0] < 1 or not categories:
             raise ValueError
     except ValueError:
-        ap.error("--k takes positive whole numbers, e.g. 5,10")
+        ap.error("--k and --categories take positive whole numbers, e.g. 5,10")
+    stores = [s.strip() for s in args.store.split(",") if s.strip()]
+    bad = [s for s in stores if s not in STORES]
+    if bad or not stores:
+        ap.error(f"--store: unknown {', '.join(bad) or '(none)'}; choose from {', '.join(STORES)}")
     overrides = {}
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep:
             ap.error(f"--set {item!r}: expected KEY=VALUE")
         overrides[key.strip()] = value.strip()
+    grid = grid_settings(args.grid, ap.error) if args.grid else (DEFAULT_GRID if args.folds == "loo" else {})
     try:
         data = json.loads(args.dataset.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -245,53 +479,67 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if isinstance(data, dict):
         data = [data]
+    if not isinstance(data, list) or not all(isinstance(s, dict) and isinstance(s.get("conversation"), dict) for s in data):
+        print(f"Error: {args.dataset} is not a LoCoMo-format list of samples with a 'conversation'", file=sys.stderr)
+        return 1
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
+    # The settings to score: the defaults, each ablation, each point of the grid.
+    settings: dict[str, dict[str, Any]] = {"defaults": {}}
+    if args.ablations:
+        settings.update(ABLATIONS)
+    for combo in itertools.product(*grid.values()):
+        point = dict(zip(grid, combo, strict=True))
+        settings.setdefault(f"grid {label_of(point)}", point)
+    labels = {n: (n if n in ("defaults", *ABLATIONS) else label_of(s)) for n, s in settings.items()}
+    names = list(settings)
+
     from mnemo.nlp.embedder import make_embedder
 
-    embedder = make_embedder("all-MiniLM-L6-v2")
+    embedder = CachedEmbedder(make_embedder("all-MiniLM-L6-v2"))
     t0 = time.perf_counter()
-    rows: dict[str, list[tuple[int, dict[str, float]]]] = defaultdict(list)
-    skipped_ids = skipped_questions = turns = fixed_ids = 0
-    latencies: list[float] = []
-    log(f"{args.dataset.name}: {len(data)} conversations")
-    for sample in data:
-        r = run_conversation(sample, embedder, ks, args.ablations, overrides, log)
-        for system, items in r["rows"].items():
-            rows[system].extend(items)
-        skipped_ids += r["skipped_ids"]
-        skipped_questions += r["skipped_questions"]
-        fixed_ids += r["normalised_ids"]
-        turns += r["turns"]
-        latencies += r["latencies"]
-    if not rows:
-        print("Error: no question with resolvable evidence", file=sys.stderr)
-        return 1
-    summary = summarise(rows)
-    result = {
-        "dataset": args.dataset.name,
-        "conversations": len(data),
-        "turns": turns,
-        "questions": sum(g["n"] for c, g in summary["mnemo"].items() if c != "1-4"),
-        "normalised_evidence_ids": fixed_ids,
-        "skipped_evidence_ids": skipped_ids,
-        "skipped_questions": skipped_questions,
-        "recall_latency_ms_p50": round(1000 * float(np.median(latencies)), 2),
-        "seconds": round(time.perf_counter() - t0, 1),
-        "settings": overrides,
-        "results": summary,
-    }
+    report: dict[str, Any] = {"dataset": args.dataset.name, "conversations": len(data), "folds": args.folds,
+                              "settings": overrides, "grid": {labels[n]: s for n, s in settings.items()}, "stores": {}}
+    text: list[str] = []
+    log(f"{args.dataset.name}: {len(data)} conversations, stores {', '.join(stores)}, {len(settings)} setting(s)")
+    for store in stores:
+        per_conv: dict[str, dict[str, list[Row]]] = {}
+        counts: dict[str, int] = defaultdict(int)
+        latencies: list[float] = []
+        for i, sample in enumerate(data):
+            cid = str(sample.get("sample_id", f"conv-{i + 1}"))
+            with tempfile.TemporaryDirectory(prefix="mnemo-locomo-") as home, contextlib.ExitStack() as stack:
+                b = build(sample, store, embedder, overrides, home)
+                stack.callback(b.m.close)
+                qs, c = questions(sample, b.known, categories)
+                for key, v in c.items():
+                    counts[key] += v
+                t1 = time.perf_counter()
+                rows, lat = score(b, qs, settings, ks)
+                latencies += lat
+                per_conv[cid] = rows
+                log(f"  {store} {cid}: {len(b.covers)} memories in {b.seconds:.1f}s, {len(qs)} questions x "
+                    f"{len(settings)} setting(s) in {time.perf_counter() - t1:.1f}s, recall p50 "
+                    f"{1000 * float(np.median(lat)) if lat else 0:.1f} ms")
+                counts["memories"] += len(b.covers)
+        if not any(per_conv[c]["bm25"] for c in per_conv):
+            print("Error: no question with resolvable evidence", file=sys.stderr)
+            return 1
+        lines, out = store_report(store, per_conv, names, args.folds, ks, labels)
+        out.update(counts)
+        out["recall_latency_ms_p50"] = round(1000 * float(np.median(latencies)), 2) if latencies else None
+        report["stores"][store] = out
+        text += lines + ["", f"{counts['memories']} memories; {counts['normalised_ids']} evidence ids normalised, "
+                         f"{counts['skipped_ids']} skipped (no such turn), {counts['skipped_questions']} questions "
+                         f"without evidence; mnemo recall p50 {out['recall_latency_ms_p50']} ms", ""]
+    report["seconds"] = round(time.perf_counter() - t0, 1)
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(report, indent=2))
     else:
-        print(table(summary, ks))
-        print()
-        print(f"{result['conversations']} conversations, {turns} turns, {result['questions']} questions; "
-              f"{fixed_ids} evidence ids normalised, {skipped_ids} skipped (no such turn), "
-              f"{skipped_questions} questions without evidence; "
-              f"mnemo recall p50 {result['recall_latency_ms_p50']} ms; {result['seconds']} s in all")
+        print("\n".join(text))
+        print(f"{report['seconds']} s in all")
     return 0
 
 
