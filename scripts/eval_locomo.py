@@ -194,6 +194,23 @@ class CachedEmbedder:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+    def load(self, path: Path) -> None:
+        """Vectors kept from an earlier run of the same model (``--embed-cache``)."""
+        if path.is_file():
+            with np.load(path, allow_pickle=False) as z:
+                if str(z["model"]) == self.inner.model_hash:
+                    for kind, store in (("docs", self.docs), ("queries", self.queries)):
+                        store.update(zip(z[f"{kind}_text"].tolist(), z[f"{kind}_vec"], strict=True))
+
+    def save(self, path: Path) -> None:
+        arrays: dict[str, Any] = {"model": np.array(self.inner.model_hash)}
+        for kind, store in (("docs", self.docs), ("queries", self.queries)):
+            arrays[f"{kind}_text"] = np.array(list(store), dtype=str)
+            arrays[f"{kind}_vec"] = np.stack(list(store.values())) if store else np.zeros((0, 1), dtype=np.float32)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, **arrays)
+        tmp.replace(path)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self.docs))
         if missing:
@@ -452,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--categories", default="1,2,3,4", help="question categories to ask (default 1,2,3,4)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
     ap.add_argument("--ablations", action="store_true", help="also run mnemo with each step switched off")
+    ap.add_argument("--embed-cache", type=Path, metavar="FILE.npz",
+                    help="keep the vectors of stored texts and questions in this file between runs (outside the repository)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting override, e.g. recall.rank_mix=1")
     args = ap.parse_args(argv)
     try:
@@ -499,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
     from mnemo.nlp.embedder import make_embedder
 
     embedder = CachedEmbedder(make_embedder("all-MiniLM-L6-v2"))
+    if args.embed_cache:
+        embedder.load(args.embed_cache)
     t0 = time.perf_counter()
     report: dict[str, Any] = {"dataset": args.dataset.name, "conversations": len(data), "folds": args.folds,
                               "settings": overrides, "grid": {labels[n]: s for n, s in settings.items()}, "stores": {}}
@@ -534,6 +555,8 @@ def main(argv: list[str] | None = None) -> int:
         text += lines + ["", f"{counts['memories']} memories; {counts['normalised_ids']} evidence ids normalised, "
                          f"{counts['skipped_ids']} skipped (no such turn), {counts['skipped_questions']} questions "
                          f"without evidence; mnemo recall p50 {out['recall_latency_ms_p50']} ms", ""]
+    if args.embed_cache:
+        embedder.save(args.embed_cache)
     report["seconds"] = round(time.perf_counter() - t0, 1)
     if args.json:
         print(json.dumps(report, indent=2))

@@ -263,6 +263,26 @@ def test_a_reply_is_found_through_the_turn_it_answers(home: Path, clock: Clock) 
         assert turns[1] not in [h.content for h in m.recall("when was the beagle puppy adopted", k=3, touch=False)]
 
 
+def test_turns_saved_without_a_session_are_read_with_the_turns_said_just_before_and_after(home: Path, clock: Clock) -> None:
+    with make_engine(home, clock) as m:
+        turns = ["Caroline: Did you finally adopt the beagle puppy?", "Melanie: Yes, last Saturday, we picked him up!",
+                 "Caroline: That is wonderful news.", "Melanie: The kids are thrilled."]
+        m.save_many([{"content": t} for t in turns])
+        clock.advance(3 * 3600)  # later, another conversation: too far in time to lend
+        m.save_many([{"content": "Caroline: My painting class starts Monday."},
+                     {"content": "Melanie: Yes, last year I tried painting too!"}])
+        hits = m.recall("when was the beagle puppy adopted", k=3, touch=False)
+        assert [h.content for h in hits[:2]] == turns[:2]
+        m.settings.recall.neighbour_gap = 0.0  # off: memories without a session stand alone
+        assert turns[1] not in [h.content for h in m.recall("when was the beagle puppy adopted", k=3, touch=False)]
+        m.settings.recall.neighbour_gap = 1800.0
+        from mnemo.recall.neighbours import adjacent
+
+        ids = {h.content: h.id for h in m.list(limit=10)}
+        near = adjacent(m, [ids[turns[3]]], gap=1800.0)[ids[turns[3]]]
+        assert near == [ids[turns[2]]]  # the next save is three hours later: not a neighbour
+
+
 # -- budgets -------------------------------------------------------------------------------------------
 def test_recall_with_a_budget_renders_and_fits(engine: Mnemo) -> None:
     m = engine

@@ -236,11 +236,37 @@ def test_eval_normalises_evidence_ids_and_counts_what_it_skips() -> None:
 
 def test_eval_metrics() -> None:
     ev = _eval_module()
-    m = ev.metrics(["a", "x", "b", "y", "z", "c"], {"a", "b", "c", "d"}, [2, 5])
+
+    def one(*ids: str) -> list[frozenset[str]]:
+        return [frozenset([i]) for i in ids]
+
+    m = ev.metrics(one("a", "x", "b", "y", "z", "c"), {"a", "b", "c", "d"}, [2, 5])
     assert m["recall@2"] == 0.25 and m["recall@5"] == 0.5
     dcg = 1 + 1 / math.log2(4) + 1 / math.log2(7)
     idcg = sum(1 / math.log2(i + 2) for i in range(4))
     assert m["ndcg@10"] == pytest.approx(dcg / idcg)
     assert m["mrr"] == 1.0
-    assert ev.metrics(["x", "y", "b"], {"b"}, [5])["mrr"] == pytest.approx(1 / 3)
-    assert ev.metrics(["x"], {"b"}, [5])["mrr"] == 0.0
+    assert ev.metrics(one("x", "y", "b"), {"b"}, [5])["mrr"] == pytest.approx(1 / 3)
+    assert ev.metrics(one("x"), {"b"}, [5])["mrr"] == 0.0
+    # A distilled fact covers every turn it cites; a second memory covering the same turn adds nothing.
+    facts = [frozenset({"a", "b"}), frozenset({"a"}), frozenset({"c"})]
+    m = ev.metrics(facts, {"a", "b", "c"}, [1, 2])
+    assert m["recall@1"] == pytest.approx(2 / 3) and m["recall@2"] == pytest.approx(2 / 3)
+    assert m["ndcg@10"] == pytest.approx((1 + 1 / math.log2(4)) / sum(1 / math.log2(i + 2) for i in range(3)))
+
+
+def test_eval_leave_one_out_chooses_on_the_other_conversations() -> None:
+    ev = _eval_module()
+
+    def rows(*values: float) -> list[tuple[int, dict[str, float]]]:
+        return [(4, {"recall@10": v}) for v in values]
+
+    # Setting "b" wins on c1 alone, "a" on c2 and c3: held out, c1 is scored with "a".
+    per_conv = {"c1": {"a": rows(0.0), "b": rows(1.0)}, "c2": {"a": rows(1.0), "b": rows(0.0)},
+                "c3": {"a": rows(1.0, 1.0), "b": rows(0.5, 0.5)}}
+    fold = ev.loo(per_conv, ["a", "b"], "recall@10")
+    assert fold["chosen"] == {"c1": "a", "c2": "a", "c3": "a"}
+    assert fold["held_out"]["c1"] == rows(0.0)
+    assert fold["in_sample_setting"] == "a"
+    # Ties go to the first setting (the defaults).
+    assert ev.choose({"c": {"a": rows(0.5), "b": rows(0.5)}}, ["a", "b"], ["c"], "recall@10") == "a"

@@ -54,6 +54,7 @@ class Candidate:
     context_from: str | None = None  # conversation context: the neighbouring turn that lent relevance
     session_id: str | None = None  # from the light row (before the memory is loaded)
     note_path: str | None = None
+    at: float | None = None  # when it happened (event_at) or was said (created_at), from the light row
 
     @property
     def memory_id(self) -> str | None:
@@ -129,7 +130,7 @@ def _first_chunks(engine: Mnemo, memory_ids: list[str]) -> dict[str, str]:
     return out
 
 
-LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, session_id, note_path"
+LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path"
 
 
 def light_rows(engine: Mnemo, ids: list[str], cache: dict[str, dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
@@ -266,6 +267,13 @@ def load_memories(engine: Mnemo, cands: list[Candidate], filters: Filters) -> li
     return out
 
 
+def from_row(cid: str, r: dict[str, Any]) -> Candidate:
+    """A memory candidate from its light row."""
+    at = r.get("event_at") if r.get("event_at") is not None else r.get("created_at")
+    return Candidate(id=cid, tier="stm", session_id=r["session_id"], note_path=r["note_path"],
+                     at=float(at) if at is not None else None)
+
+
 def _candidate(
     pool: Pool, cid: str, rows: dict[str, dict[str, Any]], hits: dict[str, Hit], owners: dict[str, Memory]
 ) -> Candidate | None:
@@ -274,10 +282,9 @@ def _candidate(
         return c
     if cid in hits:
         h = hits[cid]
-        c = Candidate(id=cid, tier="ltm", hit=h, memory=owners.get(h.meta.get("mnemo_id", "")))
+        c = Candidate(id=cid, tier="ltm", hit=h, memory=owners.get(h.meta.get("mnemo_id", "")), at=h.created_at)
     elif cid in rows:
-        r = rows[cid]
-        c = Candidate(id=cid, tier="stm", session_id=r["session_id"], note_path=r["note_path"])
+        c = from_row(cid, rows[cid])
     else:
         return None
     pool.candidates[cid] = c

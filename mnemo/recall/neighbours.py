@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .candidates import Candidate, Pool, light_rows
+from .candidates import Pool, from_row, light_rows
 from .filters import Filters
 
 if TYPE_CHECKING:
@@ -27,13 +27,16 @@ if TYPE_CHECKING:
 WINDOW = 16  # rows either side searched for the same session's previous and next turn
 
 
-def adjacent(engine: Mnemo, ids: list[str]) -> dict[str, list[str]]:
-    """Memory id → ids of the same session's turns just before and after it."""
+def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[str]]:
+    """Memory id → ids of the turns just before and after it: of the same session, or, for a
+    memory without a session when ``gap`` > 0, the session-less memories saved just before and
+    after it at most ``gap`` seconds apart."""
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
+    sessions_only = "" if gap > 0 else " AND session_id IS NOT NULL"
     rows = engine.store.query(
-        f"SELECT rowid, id, session_id, created_at FROM memories WHERE id IN ({marks}) AND session_id IS NOT NULL", ids
+        f"SELECT rowid, id, session_id, created_at FROM memories WHERE id IN ({marks}){sessions_only}", ids
     )
     if not rows:
         return {}
@@ -47,37 +50,40 @@ def adjacent(engine: Mnemo, ids: list[str]) -> dict[str, list[str]]:
     by_session: dict[str, dict[str, tuple[float, int]]] = {}
     for lo, hi in merged:
         for r in engine.store.query(
-            "SELECT rowid, id, session_id, created_at FROM memories WHERE rowid BETWEEN ? AND ? AND session_id IS NOT NULL",
+            f"SELECT rowid, id, session_id, created_at FROM memories WHERE rowid BETWEEN ? AND ?{sessions_only}",
             (lo, hi),
         ):
-            by_session.setdefault(r[2], {})[r[1]] = (float(r[3]), int(r[0]))
+            by_session.setdefault(r[2] or "", {})[r[1]] = (float(r[3]), int(r[0]))
     out: dict[str, list[str]] = {}
     for r in rows:
-        turns = by_session.get(r[2], {})
+        turns = by_session.get(r[2] or "", {})
         order = sorted(turns, key=lambda i: turns[i])
         pos = order.index(r[1]) if r[1] in turns else -1
         if pos < 0:
             continue
-        # Only turns inside the window around *this* memory count as its neighbours.
-        here = int(r[0])
-        near = [order[j] for j in (pos - 1, pos + 1) if 0 <= j < len(order) and abs(turns[order[j]][1] - here) <= WINDOW]
+        # Only turns inside the window around *this* memory count as its neighbours (and,
+        # without a session, only those said close enough in time).
+        here, at = int(r[0]), float(r[3])
+        near = [order[j] for j in (pos - 1, pos + 1) if 0 <= j < len(order)
+                and abs(turns[order[j]][1] - here) <= WINDOW and (r[2] or abs(turns[order[j]][0] - at) <= gap)]
         out[r[1]] = near
     return out
 
 
-def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float, sources: int | None = None) -> None:
+def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float, sources: int | None = None,
+           gap: float = 0.0) -> None:
     """Apply the formula of the module docstring to the pool (in place), lending from the
     ``sources`` most relevant candidates (all if None). Neighbours that were not candidates
     join the pool (when they pass the filters) with only the shared relevance;
     ``context_from`` remembers which candidate lent it."""
     if weight <= 0:
         return
-    stm = [c for c in pool.candidates.values() if c.tier == "stm" and c.session_id]
+    stm = [c for c in pool.candidates.values() if c.tier == "stm" and (c.session_id or gap > 0)]
     if sources is not None:
         stm = sorted(stm, key=lambda c: -c.fused)[: max(0, sources)]
     if not stm:
         return
-    near = adjacent(engine, [c.id for c in stm])
+    near = adjacent(engine, [c.id for c in stm], gap)
     lent: dict[str, tuple[float, str]] = {}
     for c in stm:
         for other in near.get(c.id, ()):
@@ -88,7 +94,7 @@ def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float, sources: 
     for i in new_ids:
         r = rows.get(i)
         if r is not None and filters.matches_row(r):
-            pool.candidates[i] = Candidate(id=i, tier="stm", session_id=r["session_id"], note_path=r["note_path"])
+            pool.candidates[i] = from_row(i, r)
     for i, (share, source) in lent.items():
         c = pool.candidates.get(i)
         if c is None:

@@ -22,11 +22,13 @@ from ..errors import InvalidInput
 from ..models import Hit, Status
 from .candidates import Candidate, gather, load_memories
 from .expand import expand
+from .feedback import feed_back
 from .filters import Filters, make_filters
 from .fusion import fuse
 from .neighbours import spread
 from .query import Query, parse_query
 from .rerank import apply_floor, collapse, rerank, vectors_of
+from .when import boost_time
 
 if TYPE_CHECKING:
     from ..engine import Mnemo
@@ -53,7 +55,8 @@ def search(engine: Mnemo, query: str, k: int = 10, intent: str | None = None, ti
     """Steps 1–5: the ranked results, without reinforcing anything."""
     s = engine.settings.recall
     k = _check_k(k)
-    q = parse_query(query, intent, s.intent, s.stopwords)
+    now = engine.now()
+    q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 else None)
     f = make_filters(tier, **filters)
     n = max(s.candidates, k * 3)
     # The query is embedded on a worker thread while FTS5 runs here: both leave the GIL, so on
@@ -64,14 +67,16 @@ def search(engine: Mnemo, query: str, k: int = 10, intent: str | None = None, ti
         c = pool.candidates.get(cid)
         if c is not None:
             c.fused = value
+    feed_back(engine, pool, q, f, n, s.feedback_weight)
     size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
-    spread(engine, pool, f, s.neighbour_weight, sources=2 * size)
+    spread(engine, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap)
+    if q.span is not None:
+        boost_time(pool.candidates.values(), q.span, s.time_boost)
     cands = apply_floor(pool.candidates, s.floor)
     # Re-ranking moves a score by at most the rerank weight, so only the head by relevance (with
     # room to spare) can reach the results: only its memories are loaded and scored.
     cands = sorted(cands, key=lambda c: (-c.fused, c.id))[: 2 * size]
     cands = load_memories(engine, cands, f)
-    now = engine.now()
     ret = rerank(engine, cands, s.rerank_weight, now)
     ordered = sorted(cands, key=lambda c: (-c.score, c.id))
     head = ordered[:size]

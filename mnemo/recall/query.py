@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidInput
 from .fusion import INTENT_WEIGHTS
+from .when import TimeSpan, parse_when, strip_expression
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -42,6 +43,7 @@ class Query:
     intent: str
     w_bm25: float
     w_vector: float
+    span: TimeSpan | None = None  # the time the query names (when.py), if any and if asked for
 
 
 def keyword_text(text: str, stopwords: bool = True) -> str:
@@ -59,9 +61,11 @@ def _quoted(text: str) -> str | None:
     return None
 
 
-def parse_query(query: str, intent: str | None, default_intent: str, stopwords: bool = True) -> Query:
+def parse_query(query: str, intent: str | None, default_intent: str, stopwords: bool = True,
+                now: float | None = None) -> Query:
     """An explicit intent wins; a query wrapped in double quotes is an exact-phrase search and
-    behaves like the ``exact`` intent unless another intent is asked for."""
+    behaves like the ``exact`` intent unless another intent is asked for. With ``now`` the
+    query's time expression is read (``when.parse_when``) and left out of the keywords."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("the query is empty", hint="say what to recall")
     text = query.strip()
@@ -74,4 +78,6 @@ def parse_query(query: str, intent: str | None, default_intent: str, stopwords: 
     w_bm25, w_vec = INTENT_WEIGHTS[chosen]
     if phrase:
         return Query(text, phrase, phrase, True, chosen, w_bm25, w_vec)
-    return Query(text, text, keyword_text(text, stopwords), False, chosen, w_bm25, w_vec)
+    span = parse_when(text, now) if now is not None else None
+    keywords = keyword_text(strip_expression(text, span), stopwords) if span else ""
+    return Query(text, text, keywords or keyword_text(text, stopwords), False, chosen, w_bm25, w_vec, span)

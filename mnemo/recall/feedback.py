@@ -1,0 +1,88 @@
+"""Pseudo-relevance feedback for the keyword side (RM3-style, Lavrenko & Croft 2001; Abdul-Jaleel
+et al. 2004).
+
+A question and the memory that answers it often share one word or none ("What does Melanie do
+to destress?" / "Running has been great for my mental health"). The best few memories found by
+fusion usually do share the topic, and the words they have in common that the query lacks are
+the vocabulary the answer is likely to use. So the words that weigh most in the top
+``DOCS`` memories (term frequency in the memory × inverse document frequency in the store) are
+added to the content words of the query, and that expanded query's BM25 ranking is fused in as
+one more ranking, with ``recall.feedback_weight`` × the BM25 weight of the intent:
+
+    fused'(d) = fused(d) + φ · w_bm25 · minmax(bm25_expanded(d))        φ = recall.feedback_weight
+
+Words in more than half of the memories carry no information and are never added. ``φ = 0``
+switches it off (one FTS5 query and a read of ``DOCS`` memories saved).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .candidates import Pool, from_row
+from .filters import Filters
+from .fusion import minmax
+from .keywords import TABLES, document_frequencies, memory_bm25
+from .query import STOPWORDS, Query
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+
+DOCS = 3  # memories read for feedback
+TERMS = 5  # words added to the query
+_WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
+
+
+def expansion_terms(texts: list[str], query_words: set[str], df: dict[str, int], size: int, terms: int = TERMS) -> list[str]:
+    """The ``terms`` words with the highest Σ_d tf(w, d) / |d| · ln(N / df(w)) over ``texts``,
+    leaving out stopwords, the query's words, and words found in half the store or more."""
+    weight: Counter[str] = Counter()
+    for text in texts:
+        words = [w.lower() for w in _WORD.findall(text)]
+        if not words:
+            continue
+        for w, n in Counter(words).items():
+            if w in STOPWORDS or w in query_words:
+                continue
+            d = df.get(w, 0)
+            if d <= 0 or d * 2 >= size:
+                continue
+            weight[w] += n / len(words) * math.log(size / d)
+    return [w for w, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))[:terms]]
+
+
+def feed_back(engine: Mnemo, pool: Pool, q: Query, filters: Filters, n: int, weight: float) -> list[str]:
+    """Apply the module docstring's formula to the pool (in place); returns the words added."""
+    if weight <= 0 or q.phrase or not filters.wants_stm:
+        return []
+    top = sorted((c for c in pool.candidates.values() if c.tier == "stm"), key=lambda c: (-c.fused, c.id))[:DOCS]
+    if not top:
+        return []
+    texts = [r[0] for r in engine.store.query_in("SELECT content FROM memories WHERE id IN ({marks})", [c.id for c in top])]
+    query_words = {w.lower() for w in re.findall(r"\w+", q.text)}
+    candidates = sorted({w.lower() for t in texts for w in _WORD.findall(t)} - query_words - STOPWORDS)
+    if not candidates:
+        return []
+    size = int(engine.store.query(TABLES["memories"][2])[0][0] or 0)
+    if size <= 0:
+        return []
+    added = expansion_terms(texts, query_words, document_frequencies(engine, candidates, size), size)
+    if not added:
+        return []
+    rows: dict[str, object] = {}
+    ranking = memory_bm25(engine, replace(q, keywords=" ".join([*q.keywords.split(), *added])), filters, n, rows)
+    for (cid, raw), s in zip(ranking, minmax([s for _, s in ranking]), strict=True):
+        c = pool.candidates.get(cid)
+        if c is None:
+            row = rows.get(cid)
+            if not isinstance(row, dict):
+                continue
+            c = pool.candidates[cid] = from_row(cid, row)
+        c.fused += weight * q.w_bm25 * s
+        if c.bm25 is None:  # a keyword match after all: it passes the relevance floor
+            c.bm25 = raw
+    return added
