@@ -56,7 +56,7 @@ class RecallSettings:
     stopwords: bool = True  # BM25 matches content words only (English function words dropped) (query.py)
     rank_mix: float = 0.0  # fusion: 0 = min-max normalised scores, 1 = weighted RRF (fusion.py)
     neighbour_weight: float = 0.25  # share of an adjacent conversation turn's relevance (neighbours.py)
-    neighbour_gap: float = 1800.0  # memories without a session: adjacent saves this close (s) are neighbours; 0 = off
+    neighbour_gap: float = 0.0  # memories without a session: adjacent saves this close (s) are neighbours; 0 = off
     feedback_weight: float = 0.0  # pseudo-relevance feedback: weight of the expanded BM25 ranking (feedback.py); 0 = off
     time_boost: float = 0.0  # boost of memories dated in the span a query names ("in May 2023") (when.py); 0 = off
     floor: float = 0.2  # vector-only candidates need cosine above this (MIRA ρ > 0.6) (rerank.py)

@@ -328,6 +328,9 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
                 rows[name].append((cat, metrics(covered([h.id for h in hits]), ev, ks)))
         finally:
             set_recall(m, before)
+    stored = frozenset().union(*b.covers.values()) if b.covers else frozenset()
+    for _, cat, ev in qs:  # what any k could reach: the evidence turns some memory covers
+        rows["ceiling"].append((cat, {key: len(ev & stored) / len(ev) for key in (f"recall@{x}" for x in ks)}))
     ids = list(b.covers)
     vecs = m.index.get_vectors("memories", ids) if ids else {}
     ids = [i for i in ids if i in vecs]
@@ -424,6 +427,10 @@ def store_report(store: str, per_conv: dict[str, dict[str, list[Row]]], names: l
             row.append(f"{mean_of(rs, key):.3f}")
         body.append(row)
     lines += md_table(["system", *[f"{cat} {CATEGORY_NAMES.get(cat, '')} (n={sum(1 for r in pooled['bm25'] if r[0] == cat)})" for cat in cats]], body)
+    ceiling = [r for c in convs for r in per_conv[c].get("ceiling", [])]
+    if ceiling:
+        lines += ["", f"ceiling (evidence turns covered by any stored memory): {mean_of(ceiling, key):.3f}"]
+        out["ceiling"] = round(mean_of(ceiling, key), 4)
     if folds == "loo":
         lines += ["", "chosen on the other conversations: " + "; ".join(f"{c}: {out['chosen'][c]}" for c in convs),
                   f"chosen on all (in-sample): {out['in_sample_setting']}"]

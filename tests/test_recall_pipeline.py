@@ -264,7 +264,7 @@ def test_a_reply_is_found_through_the_turn_it_answers(home: Path, clock: Clock) 
 
 
 def test_turns_saved_without_a_session_are_read_with_the_turns_said_just_before_and_after(home: Path, clock: Clock) -> None:
-    with make_engine(home, clock) as m:
+    with make_engine(home, clock, neighbour_gap=1800.0) as m:
         turns = ["Caroline: Did you finally adopt the beagle puppy?", "Melanie: Yes, last Saturday, we picked him up!",
                  "Caroline: That is wonderful news.", "Melanie: The kids are thrilled."]
         m.save_many([{"content": t} for t in turns])

@@ -11,7 +11,14 @@ has a ``session_id`` also receives a share of its neighbours' relevance:
 0 switches it off). Neighbours are the adjacent memories of the same session in save order
 (``created_at``, then insertion order), looked up in a small window of rows around each
 candidate, so the lookup stays a few primary-key range reads however big the store is.
-Memories without a session are left as they are.
+
+Memories saved without a session (an assistant saving what it hears, one memory at a time) have
+neighbours too when ``recall.neighbour_gap`` > 0: the session-less memories saved just before
+and after, if said at most that many seconds apart (1800: half an hour, the pace of one
+conversation; two memories saved hours apart belong to different talks). This is not tuned on
+LoCoMo, where every turn of a session carries the session's one date: any gap joins them.
+Held-out evidence for lending across session-less turns: see ``recall.neighbour_gap`` in
+``config.py``.
 """
 
 from __future__ import annotations
@@ -54,11 +61,15 @@ def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[
             (lo, hi),
         ):
             by_session.setdefault(r[2] or "", {})[r[1]] = (float(r[3]), int(r[0]))
+    orders: dict[str, tuple[list[str], dict[str, int]]] = {}  # per session: ids in save order, id → position
+    for key, turns in by_session.items():
+        order = sorted(turns, key=lambda i: turns[i])
+        orders[key] = (order, {i: n for n, i in enumerate(order)})
     out: dict[str, list[str]] = {}
     for r in rows:
         turns = by_session.get(r[2] or "", {})
-        order = sorted(turns, key=lambda i: turns[i])
-        pos = order.index(r[1]) if r[1] in turns else -1
+        order, where = orders.get(r[2] or "", ([], {}))
+        pos = where.get(r[1], -1)
         if pos < 0:
             continue
         # Only turns inside the window around *this* memory count as its neighbours (and,

@@ -3,7 +3,9 @@
 1. ``candidates``: BM25 (FTS5, stopword-aware query or an exact phrase) and cosine (Chroma)
    over memories and note chunks, filtered; a promoted memory is folded into its note.
 2. ``fusion``: the intent's BM25/vector weights over min–max normalised scores (or weighted RRF,
-   ``recall.rank_mix = 1``); ``neighbours``: conversation turns borrow from adjacent turns.
+   ``recall.rank_mix = 1``); ``feedback``: the keyword query expanded with the words of the
+   best few hits, fused in as one more ranking; ``neighbours``: conversation turns borrow from
+   adjacent turns; ``when``: memories dated in the span a query names ("in May 2023") boosted.
 3. ``rerank``: relevance floor, retention/importance re-ranking, near-duplicates collapsed, at
    most ``recall.max_chunks_per_note`` chunks per note.
 4. ``expand``: typed links from the top hits, depth-limited and damped.
