@@ -83,10 +83,12 @@ ABLATIONS = {
     "- review blending": {"recall.review_ratio": 0.0},
 }
 # What --folds loo chooses among unless --grid is given: the knobs whose best value could
-# plausibly differ between conversations (fusion weights, neighbour share).
+# plausibly differ between conversations (fusion weights, keyword feedback, the time boost);
+# the first value of each is mnemo's default.
 DEFAULT_GRID = {
-    "recall.intent": ["general", "recall"],
-    "recall.neighbour_weight": [0.0, 0.25, 0.5],
+    "recall.intent": ["recall", "general"],
+    "recall.feedback_weight": [0.5, 0.0],
+    "recall.time_boost": [0.0, 0.3],
 }
 
 
@@ -434,6 +436,10 @@ def store_report(store: str, per_conv: dict[str, dict[str, list[Row]]], names: l
     if folds == "loo":
         lines += ["", "chosen on the other conversations: " + "; ".join(f"{c}: {out['chosen'][c]}" for c in convs),
                   f"chosen on all (in-sample): {out['in_sample_setting']}"]
+    if folds == "loo" and len(names) > 1:
+        lines += ["", f"every setting, {key} pooled over all conversations (in-sample): " + "; ".join(
+            f"{labels[n]} {mean_of([r for c in convs for r in per_conv[c][n]], key):.3f}" for n in names)]
+        out["settings_in_sample"] = {labels[n]: round(mean_of([r for c in convs for r in per_conv[c][n]], key), 4) for n in names}
     out["systems"] = {s: {"pooled": summarise(pooled[s]), **{c: summarise(systems[s][c]) for c in convs}} for s in sysnames}
     return lines, out
 

@@ -156,7 +156,7 @@ def _chain(m: Mnemo) -> list[str]:
 
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
 def test_link_expansion_is_depth_limited_and_damped(home: Path, clock: Clock, depth: int) -> None:
-    with make_engine(home, clock, floor=0.9, expand_depth=depth, review_ratio=0.0) as m:
+    with make_engine(home, clock, floor=0.9, expand_depth=depth, review_ratio=0.0, neighbour_gap=0.0, feedback_weight=0.0) as m:
         a, b, c, d = _chain(m)
         hits = m.recall("alpha bravo charlie", k=10, touch=False)
         got = {h.id: h for h in hits}
@@ -169,7 +169,7 @@ def test_link_expansion_is_depth_limited_and_damped(home: Path, clock: Clock, de
 
 
 def test_expansion_follows_links_either_way_and_respects_filters(home: Path, clock: Clock) -> None:
-    with make_engine(home, clock, floor=0.9, expand_depth=1) as m:
+    with make_engine(home, clock, floor=0.9, expand_depth=1, neighbour_gap=0.0, feedback_weight=0.0) as m:
         a, b, c, _ = _chain(m)
         hits = m.recall("golf hotel india", k=10, touch=False)  # c: linked from b and to d
         assert {h.id for h in hits if h.reason == "link"} >= {b}
@@ -260,6 +260,7 @@ def test_a_reply_is_found_through_the_turn_it_answers(home: Path, clock: Clock) 
         hits = m.recall("when was the beagle puppy adopted", k=3, touch=False)
         assert [h.content for h in hits[:2]] == turns[:2]
         m.settings.recall.neighbour_weight = 0.0
+        m.settings.recall.feedback_weight = 0.0  # the words "yes, last" alone would bring it back
         assert turns[1] not in [h.content for h in m.recall("when was the beagle puppy adopted", k=3, touch=False)]
 
 
@@ -274,6 +275,7 @@ def test_turns_saved_without_a_session_are_read_with_the_turns_said_just_before_
         hits = m.recall("when was the beagle puppy adopted", k=3, touch=False)
         assert [h.content for h in hits[:2]] == turns[:2]
         m.settings.recall.neighbour_gap = 0.0  # off: memories without a session stand alone
+        m.settings.recall.feedback_weight = 0.0
         assert turns[1] not in [h.content for h in m.recall("when was the beagle puppy adopted", k=3, touch=False)]
         m.settings.recall.neighbour_gap = 1800.0
         from mnemo.recall.neighbours import adjacent

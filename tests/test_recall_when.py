@@ -143,6 +143,7 @@ def test_feedback_finds_the_memory_that_shares_no_word_with_the_query(home: Path
     settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
     with Mnemo(settings, clock=Clock(NOW), embedder=HashEmbedder(64)) as m:
         m.settings.recall.neighbour_gap = 0.0
+        m.settings.recall.feedback_weight = 0.0
         m.save_many([{"content": "Melanie destresses by running along the river"},
                      {"content": "Running by the river keeps my head clear"}]
                     + [{"content": f"Note {i} about the weather and the garden"} for i in range(20)])

@@ -199,7 +199,7 @@ def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Callable[[], Any], n
             owner = hits[cid].meta.get("mnemo_id")
             if owner:
                 best_chunk.setdefault(owner, cid)
-        promoted = [i for i, r in rows.items() if r["status"] == Status.PROMOTED.value and r["note_path"]]
+        promoted = [i for i, r in rows.items() if is_folded(r)]
         missing = [mid for mid in promoted if mid not in best_chunk]
         if missing and search_available():
             firsts = _first_chunks(engine, missing)
@@ -265,6 +265,12 @@ def load_memories(engine: Mnemo, cands: list[Candidate], filters: Filters) -> li
             c.memory = m
         out.append(c)
     return out
+
+
+def is_folded(r: dict[str, Any]) -> bool:
+    """A promoted memory with a note is that note: it is found through the note's chunks, never
+    on its own (``gather`` folds it; later steps adding candidates skip it)."""
+    return r["status"] == Status.PROMOTED.value and bool(r["note_path"])
 
 
 def from_row(cid: str, r: dict[str, Any]) -> Candidate:

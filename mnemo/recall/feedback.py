@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .candidates import Pool, from_row
+from .candidates import Pool, from_row, is_folded
 from .filters import Filters
 from .fusion import minmax
 from .keywords import TABLES, document_frequencies, memory_bm25
@@ -56,8 +56,10 @@ def expansion_terms(texts: list[str], query_words: set[str], df: dict[str, int],
 
 
 def feed_back(engine: Mnemo, pool: Pool, q: Query, filters: Filters, n: int, weight: float) -> list[str]:
-    """Apply the module docstring's formula to the pool (in place); returns the words added."""
-    if weight <= 0 or q.phrase or not filters.wants_stm:
+    """Apply the module docstring's formula to the pool (in place); returns the words added.
+    Only when the keywords matched some memory: feedback refines a keyword search, and words
+    taken from what the vector side alone found would pull in memories about anything."""
+    if weight <= 0 or q.phrase or not filters.wants_stm or not pool.bm25_memories:
         return []
     top = sorted((c for c in pool.candidates.values() if c.tier == "stm"), key=lambda c: (-c.fused, c.id))[:DOCS]
     if not top:
@@ -79,7 +81,7 @@ def feed_back(engine: Mnemo, pool: Pool, q: Query, filters: Filters, n: int, wei
         c = pool.candidates.get(cid)
         if c is None:
             row = rows.get(cid)
-            if not isinstance(row, dict):
+            if not isinstance(row, dict) or is_folded(row):
                 continue
             c = pool.candidates[cid] = from_row(cid, row)
         c.fused += weight * q.w_bm25 * s

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .candidates import Pool, from_row, light_rows
+from .candidates import Pool, from_row, is_folded, light_rows
 from .filters import Filters
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float, sources: 
     rows = light_rows(engine, new_ids) if new_ids else {}
     for i in new_ids:
         r = rows.get(i)
-        if r is not None and filters.matches_row(r):
+        if r is not None and filters.matches_row(r) and not is_folded(r):
             pool.candidates[i] = from_row(i, r)
     for i, (share, source) in lent.items():
         c = pool.candidates.get(i)
