@@ -177,7 +177,7 @@ def register_tools(server: MCPServer, link: DaemonLink) -> None:  # noqa: C901, 
     def recall(
         query: Annotated[str, Field(min_length=1, description="What to look for, in natural language; put a phrase in double quotes to match it exactly.")],
         k: Annotated[int | None, Field(ge=1, le=100, description="How many results (default from the settings, usually 10).")] = None,
-        intent: Annotated[Intent | None, Field(description="'recall' favours keywords, 'explore' favours meaning, 'exact' matches words; default 'general'.")] = None,
+        intent: Annotated[Intent | None, Field(description="'recall' favours keywords, 'explore' favours meaning, 'exact' matches words; default: the configured recall.intent ('recall').")] = None,
         tier: Annotated[Tier, Field(description="'stm' memories only, 'ltm' vault notes only, 'all' both.")] = "all",
         type: Annotated[MemoryTypeName | None, Field(description="Only memories of this type.")] = None,  # noqa: A002
         layer: Annotated[LayerName | None, Field(description="Only memories in this layer.")] = None,
