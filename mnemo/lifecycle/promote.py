@@ -29,6 +29,7 @@ from ..vault.names import join_rel, note_filename, safe_title, title_of
 from ..vault.parse import parse_note
 from ..vault.render import mark_demoted, render_new, render_update, title_for, unmark_demoted
 from ..vault.sync import log_event
+from ..vault.weave import woven_links
 from ..vault.writer import move_note_file, read_note_file, text_hash, update_note, write_note
 
 if TYPE_CHECKING:
@@ -145,6 +146,7 @@ def promote_one(engine: Mnemo, m: Memory, dry_run: bool = False) -> PromotionRes
                                status="planned", entities=tuple(names))
     entities = link_entities(engine, names)
     related = [e.link for e in entities if e.link] + _related(engine, m, names)
+    related += woven_links(engine, m, exclude={p for p in (existing, target) if p})
     related = list(dict.fromkeys(related))
     now = engine.now()
     if existing is None:
