@@ -2,9 +2,10 @@
 
 Promotion turns a memory into a note in ``Memories/`` (``vault.memories_folder``): readable
 title as the file name, frontmatter properties, the content, and a Related section linking
-entity notes (``vault.entities``) and related promoted notes. The memory becomes ``promoted``
-with ``note_path`` pointing at its note; the note is indexed at once, its chunks carrying the
-``mnemo_id`` so recall can return the note instead of a duplicate.
+entity notes (``vault.entities``), related promoted notes and the person's own notes about the
+same subject (``vault.weave``). The memory becomes ``promoted`` with ``note_path`` pointing at
+its note; the note is indexed at once, its chunks carrying the ``mnemo_id`` so recall can return
+the note instead of a duplicate.
 
 Idempotent: the note of a memory is found by its ``note_path``, else by its ``mnemo_id`` in the
 notes index, else by its file name holding the same ``mnemo_id``; it is then updated in place

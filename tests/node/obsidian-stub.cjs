@@ -148,7 +148,9 @@ class ItemView extends Component {
     this.app = leaf.ws.app;
     this.containerEl = new El("div");
     this.contentEl = this.containerEl.createDiv();
+    this.actions = [];
   }
+  addAction(icon, title, cb) { const e = new El("button"); e.addEventListener("click", cb); this.actions.push(e); return e; }
 }
 
 class TFile {

@@ -116,8 +116,9 @@ test("opening a note fills the pane with related notes and memories from the vau
 test("the selection, when there is one, is what the pane recalls on", async () => {
   const editor = { getSelection: () => "tomatoes watering balcony", getValue: () => NOTES["Databases.md"], replaceSelection() {} };
   app.workspace.activeView = new MarkdownView(file, editor);
-  await plugin.refreshPane(file);
   const view = plugin.view();
+  view.actions[0].click(); // the pane's refresh button
+  await plugin.pending;
   assert.equal(view.hits[0].path, "Gardening.md");
   app.workspace.activeView = null;
 });

@@ -316,6 +316,7 @@ var RelatedView = class extends import_obsidian4.ItemView {
     return "brain-circuit";
   }
   async onOpen() {
+    this.addAction("refresh-cw", "Refresh (on the selection, when there is one)", () => void this.plugin.refreshPane());
     this.render();
   }
   async onClose() {
@@ -336,7 +337,7 @@ var RelatedView = class extends import_obsidian4.ItemView {
     if (source.selection) args.text = source.selection;
     else if (source.content !== void 0) args.content = source.content;
     try {
-      const result = await this.plugin.call("related", args);
+      const result = await this.plugin.call("related", args, true);
       if (seq !== this.seq) return;
       this.hits = result.hits;
       this.error = null;
@@ -461,13 +462,13 @@ var MnemoPlugin = class extends import_obsidian5.Plugin {
   }
   // -- talking to the daemon ----------------------------------------------------------------
   /** One operation; a daemon that is down or refuses the token gives one clear notice. */
-  async call(op, args = {}) {
+  async call(op, args = {}, quiet = false) {
     try {
       const result = await this.client.call(op, args);
       this.setState("ok");
       return result;
     } catch (err) {
-      this.report(err);
+      if (!quiet || !(err instanceof MnemoError) || err.problem !== "error") this.report(err);
       throw err;
     }
   }

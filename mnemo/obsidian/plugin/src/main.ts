@@ -86,13 +86,15 @@ export default class MnemoPlugin extends Plugin {
 
   // -- talking to the daemon ----------------------------------------------------------------
   /** One operation; a daemon that is down or refuses the token gives one clear notice. */
-  async call<T = any>(op: string, args: Record<string, unknown> = {}): Promise<T> {
+  async call<T = any>(op: string, args: Record<string, unknown> = {}, quiet = false): Promise<T> {
     try {
       const result = await this.client.call<T>(op, args);
       this.setState("ok");
       return result;
     } catch (err) {
-      this.report(err);
+      // ``quiet``: an ordinary error is shown where the request came from (the pane), not as a
+      // notice on every refresh; a daemon that is down or refuses the token always notifies once.
+      if (!quiet || !(err instanceof MnemoError) || err.problem !== "error") this.report(err);
       throw err;
     }
   }

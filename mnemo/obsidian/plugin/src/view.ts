@@ -38,6 +38,8 @@ export class RelatedView extends ItemView {
   }
 
   async onOpen(): Promise<void> {
+    // The pane follows the note on open and edit; a selection is picked up on refresh.
+    this.addAction("refresh-cw", "Refresh (on the selection, when there is one)", () => void this.plugin.refreshPane());
     this.render();
   }
 
@@ -60,7 +62,7 @@ export class RelatedView extends ItemView {
     if (source.selection) args.text = source.selection;
     else if (source.content !== undefined) args.content = source.content;
     try {
-      const result = await this.plugin.call<{ hits: Hit[] }>("related", args);
+      const result = await this.plugin.call<{ hits: Hit[] }>("related", args, true);
       if (seq !== this.seq) return;
       this.hits = result.hits;
       this.error = null;
