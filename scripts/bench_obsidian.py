@@ -17,12 +17,10 @@ import json
 import os
 import random
 import shutil
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench_scale import build, pct, write_vault
+from bench_scale import build, pct, prepare, write_vault
 
 from mnemo.client import RemoteMnemo
 from mnemo.daemon.process import start_daemon, stop_daemon
@@ -41,15 +39,9 @@ def main() -> None:
     ap.add_argument("--reuse", type=Path, metavar="DIR", help="a kept run's folder: time the requests only")
     args = ap.parse_args()
 
+    tmp, env = prepare(args, "mnemo-bench-obsidian-")
     reuse = args.reuse is not None
-    if reuse and not (args.reuse / "home" / "mnemo.db").is_file():
-        sys.exit(f"Error: {args.reuse} is not a folder kept by --keep (no home/mnemo.db)")
-    tmp = args.reuse if reuse else Path(tempfile.mkdtemp(prefix="mnemo-bench-obsidian-"))
     home, vault = tmp / "home", tmp / "vault"
-    vault.mkdir(exist_ok=reuse)
-    quiet = {f"MNEMO_DAEMON_{job.upper()}_INTERVAL": "0" for job in ("activity", "promote", "gc", "enrich", "dashboard", "dream")}
-    env = {"MNEMO_EMBEDDING_MODEL": args.model, "HF_HUB_OFFLINE": "1", "MNEMO_DAEMON_WATCH": "0", **quiet}
-    os.environ.update(env)
     out: dict[str, object] = {"memories": args.n, "notes": args.notes, "model": args.model, "cores": os.cpu_count()}
     if not reuse:
         write_vault(vault, args.notes)
