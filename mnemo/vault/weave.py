@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..models import Memory
 from .entities import link_for
-from .search import vector_chunks
+from .search import has_chunks, vector_chunks
 
 if TYPE_CHECKING:
     from ..engine import Mnemo
@@ -43,6 +43,8 @@ class Neighbour:
 def candidates(engine: Mnemo, m: Memory, exclude: Collection[str] = (), n: int = CANDIDATE_CHUNKS) -> list[Neighbour]:
     """Every person's note among the ``n`` chunks nearest to the memory, best first, each with
     the cosine of its best chunk (no threshold: the evaluation script calibrates on these)."""
+    if not has_chunks(engine):
+        return []  # a vault with no notes indexed: nothing to embed the memory for
     vec = engine.embedder.embed_query(m.content)
     best: dict[str, float] = {}
     for cid, sim in vector_chunks(engine, vec, n):
