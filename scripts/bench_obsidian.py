@@ -53,7 +53,8 @@ def main() -> None:
         time.sleep(0.1)  # timings are of a warmed daemon, as the plugin meets it
     try:
         rnd = random.Random(18)
-        if not reuse:
+        if not reuse or client.stats().memories < args.n:
+            # (a kept vault already indexed re-indexes in a moment: only the import runs again)
             build(client, args, tmp, rnd, out, int(info["pid"]))
         notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md") if not p.name.startswith("."))
         opened = rnd.sample(notes, min(args.queries, len(notes)))

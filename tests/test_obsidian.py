@@ -181,3 +181,13 @@ def test_promoted_note_links_the_persons_note_on_its_subject_not_a_common_word(h
     for target in WIKILINK.findall(text):
         assert target in names, target
 
+
+
+def test_no_woven_links_with_a_model_the_threshold_was_not_calibrated_on(vengine: Mnemo, vault: Path) -> None:
+    (vault / "Orders database.md").write_text("# Orders database\n\nPostgreSQL runs the orders database.\n")
+    vengine.index_vault()
+    mid = vengine.save("We use PostgreSQL for the orders database").memory.id
+    from mnemo.vault import weave
+
+    assert weave.candidates(vengine, vengine.get(mid))  # the hash embedder does find candidates…
+    assert weave.woven_links(vengine, vengine.get(mid)) == []  # …but its cosines mean nothing

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 # still leaves a 95 % lower bound near 0.70 (Wilson).
 THRESHOLD = 0.41
 PRECISION_TARGET = 0.9
+# A cosine threshold belongs to the model it was calibrated on: another model's similarities
+# live on another scale (the hash embedders of the unit tests are not semantic at all), so with
+# a model not listed here nothing is woven rather than something wrong.
+CALIBRATED = {"all-MiniLM-L6-v2": THRESHOLD}
 MAX_WOVEN = 3
 CANDIDATE_CHUNKS = 40
 
@@ -70,10 +74,19 @@ def candidates(engine: Mnemo, m: Memory, exclude: Collection[str] = (), n: int =
     return sorted(notes.values(), key=lambda nb: (-nb.similarity, nb.path))
 
 
-def neighbours(engine: Mnemo, m: Memory, exclude: Collection[str] = (), threshold: float = THRESHOLD,
+def threshold_for(engine: Mnemo) -> float | None:
+    """The calibrated threshold of the engine's embedding model (None: not calibrated)."""
+    return CALIBRATED.get(engine.settings.embedding.model)
+
+
+def neighbours(engine: Mnemo, m: Memory, exclude: Collection[str] = (), threshold: float | None = None,
                limit: int = MAX_WOVEN) -> list[Neighbour]:
-    """The best few of the person's notes about the memory's subject (cosine >= ``threshold``)."""
-    return [nb for nb in candidates(engine, m, exclude) if nb.similarity >= threshold][:limit]
+    """The best few of the person's notes about the memory's subject (cosine >= ``threshold``,
+    by default the model's calibrated one; none when the model is not calibrated)."""
+    t = threshold if threshold is not None else threshold_for(engine)
+    if t is None:
+        return []
+    return [nb for nb in candidates(engine, m, exclude) if nb.similarity >= t][:limit]
 
 
 def woven_links(engine: Mnemo, m: Memory, exclude: Collection[str] = ()) -> list[str]:
