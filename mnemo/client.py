@@ -23,7 +23,7 @@ from typing import Any
 
 from .daemon.endpoint import Endpoint, read_endpoint
 from .errors import DaemonError, MnemoError, error_from_dict
-from .wire import annotation_of, bind_arguments, decode, dumps
+from .wire import NOW_HEADER, annotation_of, bind_arguments, decode, dumps
 
 NDJSON = "application/x-ndjson"
 
@@ -40,6 +40,7 @@ class RemoteMnemo:
         self.timeout = timeout
         self.home = Path(endpoint.home)
         self._methods: dict[str, Callable[..., Any]] = {}
+        self.clock: Any = None  # a clock.Clock: the caller's own time, sent with every operation
 
     # -- connecting ---------------------------------------------------------------------------
     @classmethod
@@ -182,6 +183,8 @@ class RemoteMnemo:
         ]
         if body is not None:
             head.append("Content-Type: application/json")
+        if self.clock is not None and self.clock.fixed and op is not None:
+            head.append(f"{NOW_HEADER}: {self.clock.now()!r}")
         what = f"`{op}`" if op else path
         try:
             sock = socket.create_connection((ep.host, ep.port), timeout=timeout or self.timeout)

@@ -104,6 +104,7 @@ class Mnemo:
         from .index.deferred import DeferredMetadata
 
         self.deferred_meta = DeferredMetadata()
+        self._call_time = threading.local()  # a caller's own "now", for one call on one thread (``at``)
 
     # -- opening and closing ----------------------------------------------------------------
     @classmethod
@@ -153,7 +154,23 @@ class Mnemo:
         self.close()
 
     def now(self) -> float:
-        return self.clock.now()
+        t = getattr(self._call_time, "t", None)
+        return self.clock.now() if t is None else t
+
+    @contextmanager
+    def at(self, now: float | str | None) -> Iterator[None]:
+        """Run what happens inside at the time ``now`` (``--now``/``MNEMO_NOW`` of one caller),
+        on this thread only: the engine's own clock never moves, so a daemon serving several
+        clients and its scheduler keep their time while one request runs at another."""
+        if now is None:
+            yield
+            return
+        previous = getattr(self._call_time, "t", None)
+        self._call_time.t = parse_time(now)
+        try:
+            yield
+        finally:
+            self._call_time.t = previous
 
     # -- lazy heavy parts -------------------------------------------------------------------
     @property
@@ -609,10 +626,9 @@ class Mnemo:
         then carries its render mode); ``session_id`` is recorded with the uses when touching."""
         from .recall.pipeline import recall
 
-        if now is not None:
-            self.clock = Clock(parse_time(now))
-        return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier,
-                      session_id=session_id, budget=budget, **filters)
+        with self.at(now):  # this call only: the engine's clock stays where it is
+            return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier,
+                          session_id=session_id, budget=budget, **filters)
 
     def context(
         self,

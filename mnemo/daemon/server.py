@@ -287,8 +287,11 @@ class Daemon:
         except MnemoError:
             return False
 
-    def call(self, op: str, kwargs: dict[str, Any], progress: Callable[[int], None] | None = None) -> Any:
-        """Run one engine operation under the operation lock; returns its JSON form."""
+    def call(self, op: str, kwargs: dict[str, Any], progress: Callable[[int], None] | None = None,
+             now: float | str | None = None) -> Any:
+        """Run one engine operation under the operation lock; returns its JSON form. ``now`` is
+        the caller's time (``--now``/``MNEMO_NOW``, sent as the ``X-Mnemo-Now`` header): the
+        operation runs at it, and the daemon's own clock (its scheduler's) does not move."""
         with self._counts_lock:
             self.requests += 1
         if self.stopping.is_set():
@@ -298,8 +301,11 @@ class Daemon:
             kwargs = self._arguments(method, op, kwargs)
             if progress is not None:
                 kwargs["progress"] = self._guarded_progress(progress)
+            call_time = parse_time(now) if now is not None else None
             with self._operation(op):
-                result = method(**kwargs)
+                assert self.engine is not None
+                with self.engine.at(call_time):
+                    result = method(**kwargs)
             return to_jsonable(result)
         except MnemoError:
             with self._counts_lock:
@@ -326,11 +332,6 @@ class Daemon:
 
         if "progress" in kwargs:
             raise InvalidInput("progress cannot be sent; ask for a stream with `Accept: application/x-ndjson`")
-        if kwargs.get("now") is not None:
-            # An engine call with `now` resets the engine's clock; the daemon's clock drives the
-            # scheduler and every client, so one caller must not move it for everyone.
-            raise InvalidInput("the daemon keeps its own clock; `now` cannot be set per request",
-                               hint="start the daemon with --now (MNEMO_NOW) to run it at another time")
         sig = inspect.signature(method)
         try:
             sig.bind(**kwargs)
