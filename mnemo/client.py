@@ -114,7 +114,7 @@ class RemoteMnemo:
         method.__doc__ = target.__doc__
         return method
 
-    def call(self, op: str, kwargs: dict[str, Any] | None = None, progress: Callable[[int], Any] | None = None) -> Any:
+    def call(self, op: str, kwargs: dict[str, Any] | None = None, progress: Callable[..., Any] | None = None) -> Any:
         """Call one operation; returns its plain JSON result."""
         return self._request("POST", f"/v1/{op}", kwargs or {}, progress=progress, op=op)
 
@@ -168,7 +168,7 @@ class RemoteMnemo:
         method: str,
         path: str,
         body: dict[str, Any] | None = None,
-        progress: Callable[[int], Any] | None = None,
+        progress: Callable[..., Any] | None = None,
         op: str | None = None,
         timeout: float | None = None,
     ) -> Any:
@@ -220,7 +220,7 @@ class RemoteMnemo:
         return decoded["result"] if isinstance(decoded, dict) and "result" in decoded else decoded
 
     @staticmethod
-    def _read_stream(reader: Any, progress: Callable[[int], Any]) -> Any:
+    def _read_stream(reader: Any, progress: Callable[..., Any]) -> Any:
         """NDJSON: ``{"progress": n}`` lines, then one ``{"result": ...}`` or error line."""
         while True:
             line = reader.readline()
@@ -230,7 +230,10 @@ class RemoteMnemo:
                 continue
             msg = json.loads(line)
             if "progress" in msg:
-                progress(int(msg["progress"]))
+                if msg.get("stage"):  # what the daemon is doing (``mnemo.progress``)
+                    progress(int(msg["progress"]), str(msg["stage"]))
+                else:
+                    progress(int(msg["progress"]))
             elif "result" in msg:
                 return msg["result"]
             elif "error" in msg:

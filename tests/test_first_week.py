@@ -116,3 +116,81 @@ def test_cli_now_reaches_the_daemon(daemon: Daemon, home: Path, capsys: pytest.C
     assert code == 0
     got = RemoteMnemo.connect(home).get(mid)
     assert iso(got.created_at) == "2025-12-24T08:00:00Z" and iso(got.last_used) == "2025-12-25T08:00:00Z"
+
+
+# -- 3. the first index keeps moving and names the one-time step -------------------------------
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+EXPORT = "exporting the embedding model to ONNX Runtime (once, about a minute)"
+
+
+class SlowFirstEmbedder(HashEmbedder):
+    """The hash embedder as slow as MiniLM on a busy laptop (0.25 s a text, 0.2 s a call, on an
+    injected clock), with a one-time export step that lasts until the bar has been told three
+    more times that it is still running."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(64)
+        self.clock = clock
+        self.exported = False
+        import threading
+
+        self.heartbeats = threading.Semaphore(0)
+
+    def setup_step(self) -> str | None:
+        return None if self.exported else EXPORT
+
+    def prepare(self) -> None:
+        for _ in range(3):
+            assert self.heartbeats.acquire(timeout=30)
+        self.exported = True
+
+    def embed(self, texts):  # noqa: ANN001, ANN201
+        self.clock.t += 0.2 + 0.25 * len(texts)
+        return super().embed(texts)
+
+
+def test_first_index_progress_moves_every_two_seconds_and_names_the_export(
+        home: Path, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemo import progress as progress_mod
+    from mnemo.vault import indexer
+
+    fake = FakeClock()
+    monkeypatch.setattr(indexer, "_monotonic", fake)
+    monkeypatch.setattr(progress_mod, "HEARTBEAT", 0.01)
+    for i in range(40):
+        sections = "\n\n".join(f"## Part {j}\n\n" + f"Paragraph {j} of note {i} about topic {i * 7 + j}. " * 30
+                               for j in range(3))
+        (vault / f"Note {i:02d}.md").write_text(f"# Note {i}\n\n{sections}\n", encoding="utf-8")
+    embedder = SlowFirstEmbedder(fake)
+    settings = load_settings(home=home, vault=vault, overrides={"embedding.model": "hash-64"})
+    calls: list[tuple[float, int, str | None]] = []
+
+    def progress(n: int, step: str | None = None) -> None:
+        calls.append((fake.t, n, step))
+        if step and step.startswith(EXPORT + " ("):  # a heartbeat during the export
+            embedder.heartbeats.release()
+
+    with Mnemo(settings, clock=Clock(T0), embedder=embedder) as m:
+        result = m.index_vault(progress=progress)
+        end = fake.t
+    assert result["embedded"] >= 120 and end > 30  # half a minute of (fake) embedding
+    steps = [s for _, _, s in calls if s]
+    # the one-time step is named, and named again while it runs (it reports nothing itself)
+    assert steps.count(EXPORT) == 1 and sum(s.startswith(EXPORT + " (") for s in steps) >= 3
+    times = [0.0] + [t for t, _, _ in calls] + [end]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert max(gaps) <= 2.0, gaps
+    assert sum(n for _, n, _ in calls) == result["notes"] == len(list(vault.glob("*.md")))
+
+
+def test_the_heartbeat_of_a_silent_step_is_under_two_seconds() -> None:
+    from mnemo import progress as progress_mod
+
+    assert 0 < progress_mod.HEARTBEAT <= 2.0 and 0 < progress_mod.SLICE_SECONDS <= 1.0

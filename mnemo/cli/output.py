@@ -41,7 +41,8 @@ def progress(total: int, label: str, as_json: bool) -> Iterator[Callable[[int], 
     if as_json or not sys.stderr.isatty() or total <= 0:
         yield None
         return
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+    # progress(0, step) names a step that takes a while (``mnemo.progress``): shown beside the bar.
+    with click.progressbar(length=total, label=label, file=sys.stderr, item_show_func=lambda step: step) as bar:
         yield bar.update
 
 

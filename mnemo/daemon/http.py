@@ -176,7 +176,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         try:
-            result = app.call(op, kwargs, progress=lambda n: line({"progress": n}), now=now)
+            def progress(n: int, step: str | None = None) -> None:
+                line({"progress": n, "stage": step} if step else {"progress": n})
+
+            result = app.call(op, kwargs, progress=progress, now=now)
         except MnemoError as exc:
             line({**exc.to_dict(), "status": exc.http_status})
             return

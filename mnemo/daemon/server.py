@@ -287,7 +287,7 @@ class Daemon:
         except MnemoError:
             return False
 
-    def call(self, op: str, kwargs: dict[str, Any], progress: Callable[[int], None] | None = None,
+    def call(self, op: str, kwargs: dict[str, Any], progress: Callable[..., None] | None = None,
              now: float | str | None = None) -> Any:
         """Run one engine operation under the operation lock; returns its JSON form. ``now`` is
         the caller's time (``--now``/``MNEMO_NOW``, sent as the ``X-Mnemo-Now`` header): the
@@ -312,12 +312,13 @@ class Daemon:
                 self.errors += 1
             raise
 
-    def _guarded_progress(self, emit: Callable[[int], None]) -> Callable[[int], None]:
+    def _guarded_progress(self, emit: Callable[..., None]) -> Callable[..., None]:
         """Progress is reported after each committed chunk: the safe point to stop at when the
-        daemon is asked to stop (or the client hung up: the write fails and stops the work)."""
+        daemon is asked to stop (or the client hung up: the write fails and stops the work).
+        ``progress(0, step)`` names what is happening (``mnemo.progress``)."""
 
-        def progress(n: int) -> None:
-            emit(n)
+        def progress(n: int, step: str | None = None) -> None:
+            emit(n, step)
             if self.stopping.is_set():
                 raise DaemonError("the daemon was stopped; the work stopped after the last acknowledged chunk",
                                   hint="start it again and repeat the rest")
