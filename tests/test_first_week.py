@@ -194,3 +194,32 @@ def test_the_heartbeat_of_a_silent_step_is_under_two_seconds() -> None:
     from mnemo import progress as progress_mod
 
     assert 0 < progress_mod.HEARTBEAT <= 2.0 and 0 < progress_mod.SLICE_SECONDS <= 1.0
+
+
+# -- 4. a promoted note whose YAML a person broke shows in doctor and daemon status -----------
+def test_broken_yaml_of_a_promoted_note_shows_in_doctor_and_daemon_status(daemon: Daemon, home: Path, vault: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from mnemo.cli.daemon import _status_text
+    from mnemo.daemon.process import daemon_status
+
+    c = RemoteMnemo.connect(home)
+    mid = c.save(DB).memory.id
+    [p] = c.promote(mid)
+    assert daemon_status(home)["broken_notes"] == []
+    note = vault / p.path
+    text = note.read_text(encoding="utf-8")
+    broken = text.replace("tags:", "tags: [unclosed", 1)
+    note.write_text(broken, encoding="utf-8")
+    c.index_note(p.path)  # what the watcher does once its retries are spent
+    code, out, _ = invoke_main(capsys, "doctor")
+    assert code == 1 and "properties" in out and "broken_yaml 1" in out
+    assert f"{p.path}: " in out and "YAML between the two --- lines" in out
+    st = daemon_status(home)
+    [b] = st["broken_notes"]
+    assert b["path"] == p.path and b["memory_id"] == mid and b["error"] and "---" in b["fix"]
+    assert p.path in _status_text(st) and "fix:" in _status_text(st)
+    assert note.read_text(encoding="utf-8") == broken  # reported, never "fixed"
+    # The person fixes it: doctor is clean again.
+    note.write_text(text, encoding="utf-8")
+    c.index_note(p.path)
+    assert invoke_main(capsys, "doctor")[0] == 0 and daemon_status(home)["broken_notes"] == []

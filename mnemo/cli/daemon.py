@@ -73,6 +73,11 @@ def _status_text(d: dict[str, Any]) -> str:
     for j in d.get("jobs", []):
         every = f"{j['interval']:.0f}s" if j["enabled"] else "off"
         lines.append(f"          {j['name']:<11} {every:<10} {j['last_run'] or '-':<26} {j['next_run'] or '-':<26} {j['last_status'] or '-'}")
+    broken = d.get("broken_notes") or []
+    if broken:
+        lines.append(f"broken    {len(broken)} promoted note(s) whose properties do not parse:")
+        lines += [f"          {b['path']}: {b['error']}" for b in broken]
+        lines.append(f"          fix: {broken[0]['fix']}")
     return "\n".join(lines)
 
 

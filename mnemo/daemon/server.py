@@ -416,7 +416,21 @@ class Daemon:
             "requests": self.requests,
             "errors": self.errors,
             "embed_model": store.kv_get("index.model_name") if store is not None else None,
+            "broken_notes": self._broken_notes(),
         }
+
+    def _broken_notes(self) -> list[dict[str, str]]:
+        """Promoted notes whose YAML a person broke (``doctor.broken_properties``): the file,
+        the error and the fix, where a person looks first."""
+        if self.engine is None:
+            return []
+        from ..doctor import HINTS, broken_properties
+
+        try:
+            return [{**b, "fix": HINTS["broken_yaml"]} for b in broken_properties(self.engine)]
+        except Exception:  # noqa: BLE001 - status must answer whatever the vault looks like
+            log.exception("checking the promoted notes' properties failed")
+            return []
 
 
 def run_daemon(settings: Settings, foreground: bool = True, install_signals: bool = True) -> int:
