@@ -223,3 +223,29 @@ def test_broken_yaml_of_a_promoted_note_shows_in_doctor_and_daemon_status(daemon
     note.write_text(text, encoding="utf-8")
     c.index_note(p.path)
     assert invoke_main(capsys, "doctor")[0] == 0 and daemon_status(home)["broken_notes"] == []
+
+
+# -- 5. the dream rests: an idle second run changes nothing; the dry run is the run ------------
+def test_two_dream_runs_in_a_row_the_second_changes_nothing(home: Path, vault: Path, clock: Clock) -> None:
+    from .dream_helpers import open_engine as dream_engine
+    from .dream_helpers import state
+    from .test_dream_recovery import seed_everything
+
+    with dream_engine(home, vault, clock) as m:
+        seed_everything(m)
+        clock.advance(60)
+        plan = m.dream(dry_run=True)
+        first = m.dream()
+        # The dry run's plan is what the run applies, operation for operation (the report too).
+        assert [(o["kind"], o["key"]) for o in first["ops"]] == [(o["kind"], o["key"]) for o in plan["ops"]]
+        assert plan["planned"] == first["planned"] == first["applied"] == len(plan["ops"]) > 5
+        assert first["report"] and len(list((vault / "Dreams").glob("*.md"))) == 1
+        # A nightly run later with nothing new: no operation, no byte, no row, no report.
+        for _ in range(2):
+            clock.advance(60)
+            before = state(m)
+            again_plan = m.dream(dry_run=True)
+            again = m.dream()
+            assert again_plan["ops"] == [] and again["planned"] == 0 and again["report"] is None
+            assert state(m) == before
+        assert len(list((vault / "Dreams").glob("*.md"))) == 1
