@@ -244,6 +244,11 @@ class Mnemo:
         if unknown:
             raise InvalidInput(f"{where}unknown field(s): {', '.join(sorted(unknown))}", hint=f"known: {', '.join(sorted(_SAVE_FIELDS))}")
         content = item.get("content", item.get("text"))
+        if content is not None and not isinstance(content, str):
+            kind = {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+                type(content), type(content).__name__)
+            raise InvalidInput(f"{where}content must be text, not {kind} ({json.dumps(content, default=str)[:40]})",
+                               hint='give the text of the memory as a string, e.g. "content": "..."')
         if not isinstance(content, str) or not content.strip():
             raise InvalidInput(f"{where}content is empty", hint="give the text of the memory")
         size = len(content.encode("utf-8", errors="surrogatepass"))
@@ -584,7 +589,27 @@ class Mnemo:
                 return found[0]
             if len(found) > 1:
                 raise InvalidInput(f"id prefix {memory_id!r} is ambiguous", hint="give more characters of the id")
+        note = self._note_of_handle(memory_id)
+        if note is not None:
+            path, owner = note
+            if owner and self.store.get_memory(owner) is not None:
+                return owner  # a passage of a promoted note: its memory
+            raise NotFound(f"{memory_id!r} is the note {path}, not a memory",
+                           hint=f"read it with `mnemo note show \"{path}\"`; a person's note is recalled, never touched or changed")
         raise NotFound(f"no memory with id {memory_id!r}", hint="`mnemo list` shows the ids")
+
+    def _note_of_handle(self, handle: str) -> tuple[str, str | None] | None:
+        """(path, mnemo_id) of the note a recall hit named: a passage id (``<note uid>:<n>``, or
+        the first 8+ characters of it as the CLI prints them) or the note's path."""
+        rows = self.store.query("SELECT n.path, n.mnemo_id FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?",
+                                (handle,))
+        if not rows and len(handle) >= 8 and all(ch in "0123456789abcdef" for ch in handle):
+            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE uid LIKE ? || '%' LIMIT 2", (handle,))
+            if len(rows) > 1:
+                raise InvalidInput(f"id prefix {handle!r} is ambiguous", hint="give more characters of the id")
+        if not rows:
+            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE path = ? OR path = ? || '.md'", (handle, handle))
+        return (rows[0][0], rows[0][1]) if rows else None
 
     def get(self, memory_id: str) -> Memory:
         m = self.store.get_memory(self.resolve_id(memory_id))

@@ -249,3 +249,197 @@ def test_two_dream_runs_in_a_row_the_second_changes_nothing(home: Path, vault: P
             assert again_plan["ops"] == [] and again["planned"] == 0 and again["report"] is None
             assert state(m) == before
         assert len(list((vault / "Dreams").glob("*.md"))) == 1
+
+
+# -- 6. same-title notes are ambiguous, never picked silently ---------------------------------
+def _cli_env(monkeypatch: pytest.MonkeyPatch, home: Path, vault: Path) -> None:
+    for key, value in {"MNEMO_HOME": str(home), "MNEMO_VAULT": str(vault), "MNEMO_EMBEDDING_MODEL": "hash-64",
+                       "MNEMO_NOW": "2026-03-02T09:00:00Z"}.items():
+        monkeypatch.setenv(key, value)
+
+
+def _mcp_call(home: Path, tool: str, args: dict) -> tuple[bool, str]:
+    import anyio
+    from mcp import Client
+
+    from mnemo.mcp_bridge.link import DaemonLink
+    from mnemo.mcp_bridge.server import build_server
+
+    async def call() -> tuple[bool, str]:
+        async with Client(build_server(DaemonLink(home=home, autostart=False))) as c:
+            r = await c.call_tool(tool, args)
+            return r.is_error, " ".join(getattr(x, "text", "") for x in r.content)
+
+    return anyio.run(call)
+
+
+def test_same_title_notes_are_ambiguous_in_note_show_and_mcp(daemon: Daemon, home: Path, vault: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (vault / "Help").mkdir()
+    (vault / "Templates.md").write_text("# Templates\n\nHow to use templates.\n")
+    (vault / "Help" / "Templates.md").write_text("# Templates\n\nThe Templates core plugin.\n")
+    (vault / "Security.md").write_text("# Security\n\nOne note only.\n")
+    c = RemoteMnemo.connect(home)
+    c.index_vault()
+    code, out, err = invoke_main(capsys, "note", "show", "Templates")
+    assert code == 1 and out == ""
+    assert "ambiguous" in err and "Templates.md" in err and "Help/Templates.md" in err
+    is_error, text = _mcp_call(home, "read_note", {"path_or_title": "Templates"})
+    assert is_error and "ambiguous" in text and "Help/Templates.md" in text and "Templates.md," in text
+    # a path, or a title only one note has, still reads
+    assert invoke_main(capsys, "note", "show", "Help/Templates.md")[0] == 0
+    is_error, text = _mcp_call(home, "read_note", {"path_or_title": "Security"})
+    assert not is_error and "One note only" in text
+
+
+# -- 7. every id recall prints is accepted by the commands that take ids ----------------------
+def test_every_recall_handle_is_accepted_by_show_and_touch(vengine: Mnemo, home: Path, vault: Path,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    m = vengine
+    mid = m.save(DB).memory.id
+    m.promote(mid)
+    m.save("PostgreSQL replicas serve the reporting queries")
+    (vault / "Ops notes.md").write_text("# Ops notes\n\nPostgreSQL backups run at two in the morning.\n")
+    m.index_vault()
+    m.close()
+    _cli_env(monkeypatch, home, vault)
+    code, out, _ = invoke_main(capsys, "recall", "PostgreSQL database backups", "--json", "--no-touch")
+    hits = json.loads(out)["hits"]
+    assert {h["tier"] for h in hits} == {"stm", "ltm"} and any(h["path"] == "Ops notes.md" for h in hits)
+    code, text, _ = invoke_main(capsys, "recall", "PostgreSQL database backups", "--no-touch")
+    handles = [line.split()[2] for line in text.splitlines()]
+    assert len(handles) == len(hits)
+    for ref in [h["id"] for h in hits] + handles:
+        code, shown, err = invoke_main(capsys, "show", ref, "--json")
+        assert code == 0, (ref, err)
+        shown = json.loads(shown)
+        if "path" in shown and shown.get("mnemo_id") is None:  # a person's note: shown as the note
+            assert shown["path"] == "Ops notes.md"
+            code, _, err = invoke_main(capsys, "touch", ref)
+            assert code == 1 and "is the note Ops notes.md, not a memory" in err and "note show" in err
+        else:  # a memory, or a passage of a promoted note: its memory
+            assert invoke_main(capsys, "touch", ref)[0] == 0
+    promoted_hit = next(h for h in hits if h["tier"] == "ltm" and h["path"].startswith("Memories/"))
+    assert json.loads(invoke_main(capsys, "show", promoted_hit["id"], "--json")[1])["id"] == mid
+
+
+# -- 8. wording ---------------------------------------------------------------------------------
+def test_mcp_argument_errors_are_clean_text(daemon: Daemon, home: Path) -> None:
+    for tool, args, field in (("recall", {"query": "tea", "k": "many"}, "k"),
+                              ("save_memory", {"tags": ["x"]}, "content"),
+                              ("get_memory", {"memory_id": 5}, "memory_id")):
+        is_error, text = _mcp_call(home, tool, args)
+        assert is_error and text.startswith(f"invalid arguments for {tool}: {field}: ")
+        assert "pydantic" not in text and "http" not in text and "input_value" not in text
+
+
+def test_reading_a_dot_folder_file_is_refused_by_its_own_name(vengine: Mnemo, vault: Path) -> None:
+    from mnemo.errors import UnsafePath
+
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    (vault / ".obsidian" / "app.json").write_text("{}")
+    with pytest.raises(UnsafePath) as caught:
+        vengine.read_note(".obsidian/app.json")
+    assert caught.value.message.startswith(".obsidian/app.json is not a note")
+    assert "app.json.md" not in caught.value.message and "write" not in caught.value.message
+
+
+def test_import_of_a_non_text_content_says_what_is_wrong(vengine: Mnemo, tmp_path: Path) -> None:
+    from mnemo.errors import InvalidInput
+
+    lines = tmp_path / "in.jsonl"
+    for bad, said in (('{"content": 5}', "content must be text, not a number (5)"),
+                      ('{"content": ["a", "b"]}', "content must be text, not a list"),
+                      ('{"content": "  "}', "content is empty")):
+        lines.write_text(bad + "\n")
+        with pytest.raises(InvalidInput, match=r"line 1: " + said.replace("(", r"\(").replace(")", r"\)")):
+            vengine.import_jsonl(lines)
+    assert vengine.stats().memories == 0
+
+
+def test_init_and_stats_print_no_python_reprs(home: Path, vault: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _cli_env(monkeypatch, home, vault)
+    code, out, _ = invoke_main(capsys, "init")
+    assert code == 0 and "created: " in out and "Archive/, Dreams/, " in out
+    assert invoke_main(capsys, "init")[1].count("created: none") == 1  # nothing new the second time
+    invoke_main(capsys, "save", DB)
+    code, out, _ = invoke_main(capsys, "stats")
+    assert code == 0 and "by_status: active 1" in out and "by_type: decision 1" in out
+    for text in (out, invoke_main(capsys, "init")[1]):
+        assert not any(ch in text for ch in "[]{}'"), text
+
+
+def test_recall_scores_stay_in_the_documented_range(vengine: Mnemo) -> None:
+    """docs/API.md and the README give a hit's score as [0, 1 + recall.neighbour_weight]."""
+    root = Path(__file__).resolve().parent.parent
+    w = vengine.settings.recall.neighbour_weight
+    assert f"[0, {1 + w:g}]" in (root / "docs" / "API.md").read_text()
+    assert f"[0, 1 + `recall.neighbour_weight`] = [0, {1 + w:g}]" in (root / "README.md").read_text()
+    turns = ["Where did you go hiking last weekend with the dog?", "Yes, last Saturday! Up the ridge trail.",
+             "The dog loved the hiking trail by the lake.", "We hiked the lake trail with the dog again."]
+    for i, t in enumerate(turns):
+        vengine.save(t, session_id="s1", created_at=T0 - 100 + i)
+    hits = vengine.recall("hiking trail with the dog", k=10, touch=False)
+    assert hits and all(0.0 <= h.score <= 1.0 + w + 1e-9 for h in hits)
+
+
+def test_note_properties_carry_times_to_the_second(vengine: Mnemo, vault: Path, clock: Clock) -> None:
+    import re
+
+    clock.set(T0 + 0.123456)
+    mid = vengine.save(DB).memory.id
+    clock.advance(1.5)
+    [p] = vengine.promote(mid)
+    text = (vault / p.path).read_text()
+    times = re.findall(r"^(created|updated): (\S+)$", text, flags=re.M)
+    assert [k for k, _ in times] == ["created", "updated"]
+    for _, value in times:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", value), value
+    clock.advance(10.25)
+    vengine.demote(mid)
+    archived = next((vault / "Archive").glob("*.md")).read_text()
+    assert re.search(r"^demoted: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", archived, flags=re.M)
+
+
+def test_titles_end_at_a_phrase_boundary(vengine: Mnemo) -> None:
+    from mnemo.vault.render import title_for
+
+    cases = {
+        "Deploys go out on Tuesday mornings through the blue-green pipeline with a manual approval step.":
+            "Deploys go out on Tuesday mornings",
+        "The cloud bill is reviewed monthly, and any service above its budget gets a ticket for its owners.":
+            "The cloud bill is reviewed monthly",
+        DB: "We decided to use PostgreSQL for the database",
+        "Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent":
+            "Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy…",
+    }
+    for content, title in cases.items():
+        assert title_for(vengine.save(content).memory) == title
+
+
+def test_the_dashboard_follows_a_change_within_a_minute(vengine: Mnemo, vault: Path, clock: Clock) -> None:
+    from mnemo.daemon.scheduler import Scheduler, lifecycle_jobs
+
+    sched = Scheduler(vengine.store, clock, [])
+    for job in lifecycle_jobs(vengine, sched.last_run, lambda: 0):
+        if job.name == "dashboard":
+            sched.jobs[job.name] = job
+    assert [r["status"] for r in sched.tick()] == ["ok"]  # the first run, on an empty store
+    note = vault / "mnemo Dashboard.md"
+    assert "**0** memories" in note.read_text()
+    clock.advance(30)
+    assert sched.tick() == []  # nothing changed
+    for i in range(3):
+        vengine.save(f"Imported memory number {i} about the billing service")
+    clock.advance(20)
+    assert sched.tick() == []  # not yet a minute since the last run
+    clock.advance(15)
+    assert [r["status"] for r in sched.tick()] == ["ok"]
+    text = note.read_text()
+    assert "**3** memories" in text and "Counts as of 2026-03-02 09:01 UTC" in text
+    clock.advance(120)
+    assert sched.tick() == []  # refreshed, and nothing new since: waits for its hour

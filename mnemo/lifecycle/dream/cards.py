@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ...clock import iso
+from ...clock import note_time
 from ...errors import ConflictError, VaultError
 from ...models import Memory
 from .journal import Op
@@ -195,7 +195,7 @@ def apply_card(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
             return {**out, "status": "skipped", "reason": "a person edited the peer card since the plan; their text is kept"}
         rebased = True  # edited elsewhere in the note: keep that, rebuild the card around it
     try:
-        new = edit_frontmatter(put_block(text, block), {"updated": iso(actx.now)})
+        new = edit_frontmatter(put_block(text, block), {"updated": note_time(actx.now)})
     except VaultError as exc:
         return {**out, "status": "skipped", "reason": exc.message}
     actx.keep_copy(rel)
