@@ -18,7 +18,7 @@ from mnemo.models import Status
 from mnemo.nlp.embedder import HashEmbedder
 from mnemo.setup import init_home
 
-from .conftest import T0, invoke_main
+from .conftest import T0, invoke_main, serving
 
 NO_JOBS = {f"daemon.{j}_interval": 0 for j in ("activity", "promote", "gc", "enrich", "dashboard", "dream")}
 DB = "We decided to use PostgreSQL for the database because the team knows it well"
@@ -36,12 +36,8 @@ def vengine(home: Path, vault: Path, clock: Clock):
 def daemon(home: Path, vault: Path):
     settings = load_settings(home=home, vault=vault, overrides={"embedding.model": "hash-64", **NO_JOBS})
     init_home(settings)
-    d = Daemon(settings, clock=Clock(T0, running=True))
-    d.open()
-    d.start_threads()
-    yield d
-    d.request_stop("test over")
-    d.shutdown()
+    with serving(settings) as d:
+        yield d
 
 
 def _auto_paths(m: Mnemo, dry_run: bool = True) -> list[str]:
