@@ -439,3 +439,14 @@ def test_the_dashboard_follows_a_change_within_a_minute(vengine: Mnemo, vault: P
     assert "**3** memories" in text and "Counts as of 2026-03-02 09:01 UTC" in text
     clock.advance(120)
     assert sched.tick() == []  # refreshed, and nothing new since: waits for its hour
+
+
+def test_index_steps_reach_a_client_through_the_daemon_stream(daemon: Daemon, home: Path, vault: Path) -> None:
+    for i in range(5):
+        (vault / f"Note {i}.md").write_text(f"# Note {i}\n\nSome text about topic {i}.\n")
+    calls: list[tuple] = []
+    c = RemoteMnemo.connect(home)
+    result = c.index_vault(progress=lambda *args: calls.append(args))
+    steps = [a[1] for a in calls if len(a) == 2]
+    assert "checking the embedding model" in steps and "embedding note text" in steps
+    assert sum(a[0] for a in calls) == result["notes"]  # stage lines acknowledge nothing
