@@ -600,7 +600,8 @@ class Mnemo:
 
     def _note_of_handle(self, handle: str) -> tuple[str, str | None] | None:
         """(path, mnemo_id) of the note a recall hit named: a passage id (``<note uid>:<n>``, or
-        the first 8+ characters of it as the CLI prints them) or the note's path."""
+        the first 8+ characters of it as the CLI prints them) or the note's path (with the
+        ``#heading`` that ``context`` adds)."""
         rows = self.store.query("SELECT n.path, n.mnemo_id FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?",
                                 (handle,))
         if not rows and len(handle) >= 8 and all(ch in "0123456789abcdef" for ch in handle):
@@ -608,7 +609,8 @@ class Mnemo:
             if len(rows) > 1:
                 raise InvalidInput(f"id prefix {handle!r} is ambiguous", hint="give more characters of the id")
         if not rows:
-            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE path = ? OR path = ? || '.md'", (handle, handle))
+            path = handle.split("#", 1)[0]  # `context` names a passage as path#heading
+            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE path = ? OR path = ? || '.md'", (path, path))
         return (rows[0][0], rows[0][1]) if rows else None
 
     def get(self, memory_id: str) -> Memory:
