@@ -523,6 +523,21 @@ class Mnemo:
 
         return ingest(self, path_or_text, wing=wing, room=room, session_id=session_id, dry_run=dry_run, format=format, progress=progress)
 
+    def ingest_conversation(
+        self,
+        conversation: dict[str, Any],
+        format: str,  # noqa: A002 - the export's name in ``sources.READERS``
+        me: str | None = None,
+        wing: str | None = None,
+        room: str | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """One conversation of a chat export (``sources.Conversation.to_dict()``) as a session,
+        unless a previous run already ingested it (see ``sources.session``)."""
+        from .sources.session import ingest_conversation
+
+        return ingest_conversation(self, conversation, format, me=me, wing=wing, room=room, dry_run=dry_run)
+
     def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link:
         """Link memory ``a`` to ``b`` (stored both ways); causal links run cause → effect."""
         from .graph.links import link
