@@ -538,6 +538,13 @@ class Mnemo:
 
         return ingest_conversation(self, conversation, format, me=me, wing=wing, room=room, dry_run=dry_run)
 
+    def export_page(self, after: int = 0, limit: int = 500) -> dict[str, Any]:
+        """A page of the store as export records (see ``mnemo.export``); ``after`` is the
+        cursor the previous page returned."""
+        from .export.page import export_page
+
+        return export_page(self, after=after, limit=limit)
+
     def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link:
         """Link memory ``a`` to ``b`` (stored both ways); causal links run cause → effect."""
         from .graph.links import link
@@ -667,8 +674,13 @@ class Mnemo:
 
     # -- bulk -------------------------------------------------------------------------------
     def import_jsonl(self, path: str | Path, progress: Progress | None = None, batch: int = 256) -> ImportResult:
+        """Save the memories of a JSONL file; a ``mnemo export`` file is restored exactly
+        (ids, fields, uses, links, status: ``export.restore``)."""
+        from .export.restore import is_export, restore
         from .importer import import_jsonl
 
+        if is_export(Path(path)):
+            return restore(self, path, progress=progress)
         return import_jsonl(self, Path(path), progress=progress, batch=batch)
 
     def reindex(self, progress: Progress | None = None) -> dict[str, int]:

@@ -105,7 +105,7 @@ def test_chatgpt_export_ingested_as_sessions(engine) -> None:  # noqa: ANN001
     sessions = _by_session(engine)
     assert set(sessions) == {LISBON, INVOICE}
     lisbon = sessions[LISBON]
-    assert {m.meta["title"] for m in lisbon} == {"Lisbon trip"}
+    assert {m.meta["conversation_title"] for m in lisbon} == {"Lisbon trip"}
     assert {m.meta["export"] for m in lisbon} == {"chatgpt"}
     assert {m.meta["speaker"] for m in lisbon} == {"Alice", "assistant"}
     # Each memory keeps its message's time; the person's first-person words carry their name.
@@ -118,7 +118,7 @@ def test_chatgpt_export_ingested_as_sessions(engine) -> None:  # noqa: ANN001
     text = " ".join(m.content for m in _memories(engine))
     for gone in ("Baixa", "Be brief", "Berlin", "Clube de Fado", "search(", "\u3010"):
         assert gone not in text
-    assert {m.meta["title"] for m in sessions[INVOICE]} == {"Invoice service database"}
+    assert {m.meta["conversation_title"] for m in sessions[INVOICE]} == {"Invoice service database"}
     assert all(m.source.value == "ingest" for m in _memories(engine))
 
 
@@ -128,7 +128,7 @@ def test_claude_export_ingested_as_sessions(engine) -> None:  # noqa: ANN001
     sessions = _by_session(engine)
     assert set(sessions) == {GARDEN, TALK}
     garden = sessions[GARDEN]
-    assert {m.meta["title"] for m in garden} == {"Garden watering plan"}
+    assert {m.meta["conversation_title"] for m in garden} == {"Garden watering plan"}
     assert {m.meta["speaker"] for m in garden} <= {"user", "assistant"}
     drip = next(m for m in garden if "drip irrigation because" in m.content)
     assert drip.created_at == parse_time("2026-03-05T08:00:00Z") and drip.meta["speaker"] == "user"

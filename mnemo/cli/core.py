@@ -200,14 +200,17 @@ def restore(app: App, memory_id: str, as_json: bool) -> None:
 @json_opt
 @pass_app
 def import_(app: App, path: str, as_json: bool) -> None:
-    """Import memories from a JSONL file (one object per line with the save fields).
+    """Import memories from a JSONL file (one object per line with the save fields), or
+    restore a `mnemo export` file exactly (ids, uses, links, status).
 
     Every line is checked first: if one is bad, nothing is imported."""
     from pathlib import Path
 
+    from ..export.restore import export_size
     from ..importer import read_jsonl
 
-    total = len(read_jsonl(Path(path)))
+    size = export_size(Path(path))  # a mnemo export (``mnemo export``): restored exactly
+    total = size if size is not None else len(read_jsonl(Path(path)))
     with app.engine() as m, progress(total, "importing", as_json) as bar:
         result = m.import_jsonl(path, progress=bar)
     emit({"saved": result.saved, "seconds": round(result.seconds, 3)}, as_json,

@@ -80,7 +80,7 @@ def ingest_conversation(
     if dry_run:
         out["memories"] = [m["content"] for m in result["memories"] if m["created"]]
         return out
-    meta = {"title": conv.title, "export": fmt}
+    meta = {"conversation_title": conv.title, "export": fmt}
     with engine.write_lock, engine.store.tx() as db:
         # Every memory of the session, also those a killed run stored: they all get the title.
         db.execute(
