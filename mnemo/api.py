@@ -110,6 +110,8 @@ class MnemoAPI(Protocol):
         room: str | None = None, dry_run: bool = False,
     ) -> dict[str, Any]: ...
 
+    def session_memories(self, session_id: str, limit: int = 50) -> list[Memory]: ...
+
     def export_page(self, after: int = 0, limit: int = 500) -> dict[str, Any]: ...
 
     def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link: ...
@@ -164,6 +166,7 @@ OPERATIONS: dict[str, bool] = {
     "ingest": True,
     "ingest_conversation": True,
     "export_page": False,
+    "session_memories": False,
     "link": True,
     "unlink": True,
     # chain and graph only read (the dead links they meet are removed as upkeep, not as a change)

@@ -538,6 +538,21 @@ class Mnemo:
 
         return ingest_conversation(self, conversation, format, me=me, wing=wing, room=room, dry_run=dry_run)
 
+    def session_memories(self, session_id: str, limit: int = 50) -> list[Memory]:
+        """The memories used (recalled, touched, observed) in one session, last used first:
+        what a closing session reviews."""
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise InvalidInput("session_id must be a non-empty string")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInput("limit must be a whole number from 1 to 1000")
+        rows = self.store.query(
+            "SELECT memory_id, max(at) AS last FROM uses WHERE json_valid(context) "
+            "AND json_extract(context, '$.session_id') = ? GROUP BY memory_id ORDER BY last DESC LIMIT ?",
+            (session_id, limit),
+        )
+        found = self.store.get_memories([r[0] for r in rows])
+        return [found[r[0]] for r in rows if r[0] in found]
+
     def export_page(self, after: int = 0, limit: int = 500) -> dict[str, Any]:
         """A page of the store as export records (see ``mnemo.export``); ``after`` is the
         cursor the previous page returned."""

@@ -64,14 +64,19 @@ def configure_logging(home: Path, level: int = logging.INFO) -> Path:
     return path
 
 
-def build_server(link: DaemonLink) -> MCPServer:
+def build_server(link: DaemonLink, auth: dict[str, Any] | None = None) -> MCPServer:
+    """The server with every tool, resource and prompt; ``auth`` (the HTTP transport's token
+    check, ``http.token_auth``) goes to the SDK."""
     from mcp.server.mcpserver import MCPServer
 
+    from .resources import register_prompts, register_resources
     from .tools import register_tools
 
     server: MCPServer[Any] = MCPServer(name="mnemo", title="mnemo memory", version=__version__,
-                                       instructions=INSTRUCTIONS, log_level="INFO")
+                                       instructions=INSTRUCTIONS, log_level="INFO", **(auth or {}))
     register_tools(server, link)
+    register_resources(server, link)
+    register_prompts(server, link)
     return server
 
 
