@@ -46,7 +46,10 @@ def init(app: App, vault_opt: str | None, as_json: bool) -> None:
     if vault_opt:
         app.vault = vault_opt
         app._settings = None
-    result = init_home(app.settings)
+    if app.settings.vault is not None and not as_json:
+        click.echo("init: indexing the notes it adds to the vault (the first time, preparing the embedding "
+                   "model takes a minute)", err=True)
+    result = init_home(app.settings, index_notes=True)
     emit(result, as_json, lambda r: "\n".join(f"{k}: {v}" for k, v in r.items()))
 
 
