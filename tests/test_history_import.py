@@ -329,3 +329,39 @@ def test_killed_half_way_and_run_again_ends_with_each_conversation_once(tmp_path
         rerun = json.loads(again.stdout)
         assert rerun["already_ingested"] == len(marked) and rerun["ingested"] == 4 - len(marked)
         shutil.rmtree(home)
+
+
+def test_reader_streams_a_large_export(tmp_path: Path) -> None:
+    """A ~12 MB export is read with flat memory: the parser holds one conversation at a time."""
+    import tracemalloc
+
+    one = json.loads(GPT.read_text())[1]
+    big = tmp_path / "conversations.json"
+    with big.open("w") as fh:
+        fh.write("[")
+        for i in range(6000):
+            fh.write(("," if i else "") + json.dumps({**one, "id": f"conv-{i}", "title": f"Chat {i}" + " padding" * 150}))
+        fh.write("]")
+    assert big.stat().st_size > 10_000_000
+    positions: list[tuple[int, int]] = []
+    tracemalloc.start()
+    try:
+        count = sum(1 for c in reader("chatgpt")(big, lambda done, size: positions.append((done, size)))
+                    if isinstance(c, Conversation))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 6000
+    assert peak < 2_000_000, peak  # a fraction of the file's size
+    assert positions[-1] == (big.stat().st_size, big.stat().st_size)
+    assert [d for d, _ in positions] == sorted(d for d, _ in positions)
+
+
+def test_progress_bar_on_a_terminal_only(capsys, home: Path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("MNEMO_EMBEDDING_MODEL", "hash-64")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = invoke_main(capsys, "ingest", "--from", "claude", str(CLAUDE), "--dry-run")
+    assert code == 0 and "ingesting" in err and "conversations," in err and "/s" in err
+    assert "would ingest 2" in out
+    code, out, err = invoke_main(capsys, "ingest", "--from", "claude", str(CLAUDE), "--dry-run", "--json")
+    assert code == 0 and err == "" and json.loads(out)["dry_run"] is True

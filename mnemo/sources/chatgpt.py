@@ -25,30 +25,22 @@ from pathlib import Path
 from typing import Any
 
 from . import ASSISTANT, USER, Conversation, Message, Seen, Skipped, _num
-from .stream import items, open_export
+from .stream import identify, read_conversations
 
 KEPT_CONTENT = frozenset({"text", "multimodal_text"})
 CITATION = re.compile("\u3010[^\u3011]{0,80}\u3011|\ue200[^\ue201]{0,200}\ue201")  # 【12†source】 and cite markers
 
 
 def read(path: Path, seen: Seen | None = None) -> Iterator[Conversation | Skipped]:
-    with open_export(path, seen=seen) as stream:
-        for got in items(stream):
-            if isinstance(got, Skipped):
-                yield got
-                continue
-            n, raw = got
-            yield parse(raw, n)
+    return read_conversations(path, parse, seen)
 
 
 def parse(raw: Any, n: int = 0) -> Conversation | Skipped:
     """One element of ``conversations.json``."""
-    if not isinstance(raw, dict):
-        return Skipped(f"conversation {n}", f"expected an object, got {type(raw).__name__}")
-    cid = raw.get("conversation_id") or raw.get("id")
-    where = f"conversation {n}" + (f" ({cid})" if isinstance(cid, str) else "")
-    if not isinstance(cid, str) or not cid.strip():
-        return Skipped(where, "no id")
+    got = identify(raw, n, ("conversation_id", "id"))
+    if isinstance(got, Skipped):
+        return got
+    cid, where = got
     mapping = raw.get("mapping")
     if not isinstance(mapping, dict) or not all(isinstance(v, dict) for v in mapping.values()):
         return Skipped(where, "no message tree (mapping)")
@@ -71,7 +63,7 @@ def parse(raw: Any, n: int = 0) -> Conversation | Skipped:
     if isinstance(raw.get("default_model_slug"), str):
         meta["model"] = raw["default_model_slug"]
     return Conversation(
-        id=cid.strip(),
+        id=cid,
         title=title.strip() if isinstance(title, str) and title.strip() else None,
         messages=tuple(messages),
         created_at=_num(raw.get("create_time")),

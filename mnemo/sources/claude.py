@@ -21,29 +21,21 @@ from typing import Any
 from ..clock import parse_time
 from ..errors import InvalidInput
 from . import ASSISTANT, USER, Conversation, Message, Seen, Skipped
-from .stream import items, open_export
+from .stream import identify, read_conversations
 
 SENDERS = {"human": USER, "user": USER, "assistant": ASSISTANT}
 
 
 def read(path: Path, seen: Seen | None = None) -> Iterator[Conversation | Skipped]:
-    with open_export(path, seen=seen) as stream:
-        for got in items(stream):
-            if isinstance(got, Skipped):
-                yield got
-                continue
-            n, raw = got
-            yield parse(raw, n)
+    return read_conversations(path, parse, seen)
 
 
 def parse(raw: Any, n: int = 0) -> Conversation | Skipped:
     """One element of ``conversations.json``."""
-    if not isinstance(raw, dict):
-        return Skipped(f"conversation {n}", f"expected an object, got {type(raw).__name__}")
-    cid = raw.get("uuid") or raw.get("id")
-    where = f"conversation {n}" + (f" ({cid})" if isinstance(cid, str) else "")
-    if not isinstance(cid, str) or not cid.strip():
-        return Skipped(where, "no uuid")
+    got = identify(raw, n, ("uuid", "id"))
+    if isinstance(got, Skipped):
+        return got
+    cid, where = got
     chat = raw.get("chat_messages")
     if not isinstance(chat, list):
         return Skipped(where, "no chat_messages list")
@@ -66,7 +58,7 @@ def parse(raw: Any, n: int = 0) -> Conversation | Skipped:
     if isinstance(raw.get("summary"), str) and raw["summary"].strip():
         meta["summary"] = raw["summary"].strip()
     return Conversation(
-        id=cid.strip(),
+        id=cid,
         title=title.strip() if isinstance(title, str) and title.strip() else None,
         messages=tuple(messages),
         created_at=_time(raw.get("created_at")),

@@ -9,13 +9,13 @@ a bar can show before the number of conversations is known.
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InvalidInput
-from . import Seen, Skipped
+from . import Conversation, Seen, Skipped
 
 
 class Tally:
@@ -108,3 +108,23 @@ class _Prefixed:
 def _short(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text if len(text) <= 120 else text[:119] + "…"
+
+
+def read_conversations(path: Path, parse: Callable[[Any, int], Conversation | Skipped],
+                       seen: Seen | None = None) -> Iterator[Conversation | Skipped]:
+    """An export whose ``conversations.json`` is a list of conversations, each one ``parse``d."""
+    with open_export(path, seen=seen) as stream:
+        for got in items(stream):
+            yield got if isinstance(got, Skipped) else parse(got[1], got[0])
+
+
+def identify(raw: Any, n: int, keys: tuple[str, ...]) -> tuple[str, str] | Skipped:
+    """(the conversation's id from the first of ``keys`` it has, where it is for messages), or
+    why the entry is not a conversation."""
+    if not isinstance(raw, dict):
+        return Skipped(f"conversation {n}", f"expected an object, got {type(raw).__name__}")
+    cid = next((raw[k] for k in keys if raw.get(k)), None)
+    where = f"conversation {n}" + (f" ({cid})" if isinstance(cid, str) else "")
+    if not isinstance(cid, str) or not cid.strip():
+        return Skipped(where, f"no {keys[0]}")
+    return cid.strip(), where
