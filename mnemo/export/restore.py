@@ -189,21 +189,25 @@ def restore(engine: Mnemo, path: str | Path, progress: Progress | None = None) -
     # Pass 2: the writes, a slice at a time.
     batch: list[dict[str, Any]] = []
     restored: list[str] = []
+    days: list[tuple[str, float]] = []
+    journal: list[tuple[str, str]] = []
     for _, rec in _lines(path):
-        if rec.get("record") not in ("memory", "day", "journal"):
-            continue  # the header
-        if rec["record"] == "memory":
+        kind = rec.get("record")
+        if kind == "memory":
             if rec["id"] not in done:
                 batch.append(rec)
             if len(batch) >= SLICE:
                 restored += _write(engine, batch, progress)
                 batch = []
-        elif rec["record"] == "day":
-            engine.store.execute("INSERT OR IGNORE INTO activity_days (day, first_at) VALUES (?, ?)", (rec["day"], rec["first_at"]))
-        else:
-            engine.store.kv_set(rec["key"], rec["value"])
+        elif kind == "day":
+            days.append((rec["day"], rec["first_at"]))
+        elif kind == "journal":
+            journal.append((rec["key"], rec["value"]))
     if batch:
         restored += _write(engine, batch, progress)
+    with engine.write_lock, engine.store.tx() as conn:
+        conn.executemany("INSERT OR IGNORE INTO activity_days (day, first_at) VALUES (?, ?)", days)
+        conn.executemany("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", journal)
     return ImportResult(saved=len(restored), ids=tuple(restored), seconds=time.perf_counter() - t0)
 
 
