@@ -96,7 +96,8 @@ def register_prompts(server: MCPServer, link: DaemonLink) -> None:
                    description="Begin a conversation on a topic with what mnemo remembers about it: the context "
                                "block (pinned memories, recent session notes, relevant memories and notes).")
     def start_session(topic: str, session_id: str = "") -> list[dict[str, Any]]:
-        ctx = _prompt_call(link, "context", query=topic, session_id=session_id or None)
+        # Not a use yet: a client may render a prompt only to show it; observe_memory_usage says what was used.
+        ctx = _prompt_call(link, "context", query=topic, session_id=session_id or None, touch=False)
         block = (ctx.get("context") or "").strip() or "(mnemo has nothing on this topic yet.)"
         sid = f" Pass session_id={session_id!r} to recall, save_memory and observe_memory_usage." if session_id else ""
         text = (
