@@ -365,3 +365,30 @@ def test_progress_bar_on_a_terminal_only(capsys, home: Path, monkeypatch) -> Non
     assert "would ingest 2" in out
     code, out, err = invoke_main(capsys, "ingest", "--from", "claude", str(CLAUDE), "--dry-run", "--json")
     assert code == 0 and err == "" and json.loads(out)["dry_run"] is True
+
+
+def test_a_registered_reader_and_a_conversation_ingest_refuses(engine, monkeypatch) -> None:  # noqa: ANN001
+    """Another format plugs in through the registry; a conversation the ingest refuses is
+    skipped and counted with the reason, and the run goes on."""
+    from mnemo import sources
+    from mnemo.sources import Message, Skipped, register
+
+    def read(path: Path, seen=None):  # noqa: ANN001, ANN202
+        yield Conversation("blank-1", "Blank", (Message("user", "   \n  "),))
+        yield Skipped("line 3", "not a transcript")
+        yield Conversation("ok-1", "Fine", (Message("user", "We decided to ship the beta on Friday because QA signed off."),))
+
+    monkeypatch.setitem(sources.READERS, "test-format", read)
+    assert "test-format" in names()
+    r = ingest_export(engine, "test-format", GPT)
+    assert (r["ingested"], r["malformed"]) == (1, 2)
+    assert r["malformed_reasons"][0]["where"] == "conversation blank-1"
+    assert "no conversation turns" in r["malformed_reasons"][0]["reason"]
+    assert {m.session_id for m in _memories(engine)} == {"ok-1"}
+    with pytest.raises(InvalidInput, match="--me"):
+        ingest_export(engine, "test-format", GPT, me="x" * 61)
+    register("test-format-2", "mnemo.sources.claude:read")  # by name: imported on first use
+    from mnemo.sources import claude
+
+    assert reader("test-format-2") is claude.read
+    monkeypatch.delitem(sources.READERS, "test-format-2")

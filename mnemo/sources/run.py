@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidInput
 from . import Conversation, Skipped, reader
 
 MAX_REASONS = 20
@@ -35,7 +36,10 @@ def ingest_export(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Ingest the export at ``path`` written by the tool ``fmt`` (a name in ``sources.READERS``)."""
+    from .session import check_me
+
     read = reader(fmt)
+    check_me(me)  # a bad name is the caller's mistake, not every conversation's
     t0 = time.perf_counter()
     counts: Counter[str] = Counter()
     kept = duplicates = 0
@@ -44,6 +48,11 @@ def ingest_export(
     source = Path(path).expanduser()
     tally = _Tally()
     for got in read(source, tally.seen):
+        if isinstance(got, Conversation) and (since is None or (got.last_at or since) >= since):
+            try:
+                r = engine.ingest_conversation(got.to_dict(), fmt, me=me, wing=wing, room=room, dry_run=dry_run)
+            except InvalidInput as exc:  # this conversation's content; a store or daemon failure stops the run
+                got = Skipped(f"conversation {got.id}", exc.message)
         if isinstance(got, Skipped):
             counts["malformed"] += 1
             if len(skipped) < MAX_REASONS:
@@ -51,7 +60,6 @@ def ingest_export(
         elif since is not None and (got.last_at or since) < since:
             counts["before_since"] += 1
         else:
-            r = engine.ingest_conversation(got.to_dict(), fmt, me=me, wing=wing, room=room, dry_run=dry_run)
             counts[r["status"]] += 1
             kept += r["kept"]
             duplicates += r["duplicates"]

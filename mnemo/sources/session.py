@@ -29,6 +29,11 @@ JOURNAL = "history."
 ASSISTANT_NAME = "assistant"
 
 
+def check_me(me: str | None) -> None:
+    if me is not None and (not isinstance(me, str) or not me.strip() or len(me) > 60 or "\n" in me):
+        raise InvalidInput("--me must be a name of at most 60 characters", hint="e.g. --me Alice")
+
+
 def journal_key(fmt: str, conversation_id: str) -> str:
     return f"{JOURNAL}{fmt}.{conversation_id}"
 
@@ -60,8 +65,7 @@ def ingest_conversation(
     conv = Conversation.from_dict(conversation)
     if not isinstance(fmt, str) or not fmt.strip():
         raise InvalidInput("the export's format name is missing")
-    if me is not None and (not isinstance(me, str) or not me.strip() or len(me) > 60 or "\n" in me):
-        raise InvalidInput("--me must be a name of at most 60 characters", hint="e.g. --me Alice")
+    check_me(me)
     out: dict[str, Any] = {"session_id": conv.id, "title": conv.title, "turns": len(conv.messages), "kept": 0, "duplicates": 0}
     if done(engine, fmt, conv):
         return {**out, "status": "done"}
