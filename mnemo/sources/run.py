@@ -19,6 +19,7 @@ from ..errors import InvalidInput
 from . import Conversation, Skipped, reader
 
 MAX_REASONS = 20
+MAX_SESSIONS = 1000  # listed in the result; an export of 100,000 conversations is counted, not listed
 
 # progress(bytes of the export read, its size in bytes, conversations handled so far)
 Progress = Callable[[int, int, int], None]
@@ -63,7 +64,7 @@ def ingest_export(
             counts[r["status"]] += 1
             kept += r["kept"]
             duplicates += r["duplicates"]
-            if r["status"] != "done":
+            if r["status"] != "done" and len(sessions) < MAX_SESSIONS:
                 sessions.append({k: r.get(k) for k in ("session_id", "title", "status", "turns", "kept", "duplicates")})
         tally.handled += 1
         if progress:
