@@ -28,7 +28,7 @@ from mnemo.errors import InvalidInput
 from mnemo.sources import Conversation, names, reader
 from mnemo.sources.run import ingest_export
 
-from .conftest import invoke_main
+from .conftest import ROOT, invoke_main
 
 EXPORTS = Path(__file__).parent / "exports"
 GPT = EXPORTS / "chatgpt_conversations.json"
@@ -261,10 +261,11 @@ def _state(home: Path) -> tuple[dict[str, Counter], set[str]]:
 
 def _cli(home: Path, *args: str, kill_at: int | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
-    env.update(MNEMO_HOME=str(home), MNEMO_EMBEDDING_MODEL="hash-64", MNEMO_NOW=NOW, HF_HUB_OFFLINE="1")
+    env.update(MNEMO_HOME=str(home), MNEMO_EMBEDDING_MODEL="hash-64", MNEMO_NOW=NOW, HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT))
     if kill_at is not None:
         env[faults.ENV] = str(kill_at)
-    return subprocess.run([sys.executable, "-m", "mnemo", *args], capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, "-m", "mnemo", *args], capture_output=True, text=True, env=env, timeout=300,
+                          cwd=ROOT)
 
 
 NOW = "2026-03-10T09:00:00Z"

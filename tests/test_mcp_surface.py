@@ -27,6 +27,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from mnemo.daemon.endpoint import read_endpoint
 
+from .conftest import ROOT
 from .test_mcp import bridge_env, data, mcp_home, params  # noqa: F401 - mcp_home is a fixture
 
 NOTE = "Projects/Billing.md"
@@ -37,6 +38,10 @@ def _vault(tmp_path: Path) -> Path:
     (vault / "Projects").mkdir(parents=True)
     (vault / NOTE).write_text("---\ntags: [billing]\n---\n# Billing\n\nThe billing service moved to Postgres in March.\n")
     return vault
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {**bridge_env(home), "PYTHONPATH": str(ROOT)}
 
 
 def _text(result: types.ReadResourceResult) -> str:
@@ -95,6 +100,7 @@ def test_resources_prompts_over_stdio(mcp_home: Path, tmp_path: Path) -> None:  
 
     async def session() -> None:
         p = params(mcp_home, "--vault", str(vault))
+        p = p.model_copy(update={"cwd": str(ROOT), "env": _env(mcp_home)})  # this tree's mnemo, wherever the suite stands
         async with stdio_client(p, errlog=(tmp_path / "stderr").open("w")) as (read, write), ClientSession(read, write) as s:
             await check_surface(s)
 
@@ -126,10 +132,10 @@ def _listening_addresses(port: int) -> set[str]:
 def http_bridge(mcp_home: Path, tmp_path: Path):  # noqa: F811
     port = _free_port()
     vault = _vault(tmp_path)
-    env = bridge_env(mcp_home)
+    env = _env(mcp_home)
     stderr = (tmp_path / "http.stderr").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "mnemo", "mcp", "--vault", str(vault), "--http", "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+                            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr)
     try:
         end = time.monotonic() + 120
         while True:  # ready when the port answers (the daemon is started first)
