@@ -91,6 +91,11 @@ class MnemoAPI(Protocol):
 
     def read_note(self, path_or_title: str) -> dict[str, Any]: ...
 
+    def related(
+        self, path: str | None = None, text: str | None = None, content: str | None = None, k: int = 10,
+        tier: str = "all", **filters: Any,
+    ) -> dict[str, Any]: ...
+
     def rename_note(self, path: str, title: str) -> dict[str, Any]: ...
 
     def dashboard(self) -> str: ...
@@ -104,6 +109,15 @@ class MnemoAPI(Protocol):
         self, path_or_text: str, wing: str | None = None, room: str | None = None, session_id: str | None = None,
         dry_run: bool = False, format: str | None = None,
     ) -> dict[str, Any]: ...
+
+    def ingest_conversation(
+        self, conversation: dict[str, Any], format: str, me: str | None = None, wing: str | None = None,
+        room: str | None = None, dry_run: bool = False,
+    ) -> dict[str, Any]: ...
+
+    def session_memories(self, session_id: str, limit: int = 50) -> list[Memory]: ...
+
+    def export_page(self, after: int = 0, limit: int = 500) -> dict[str, Any]: ...
 
     def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link: ...
 
@@ -151,10 +165,14 @@ OPERATIONS: dict[str, bool] = {
     "promote": True,
     "demote": True,
     "read_note": False,
+    "related": False,
     "rename_note": True,
     "dashboard": True,
     "edit": True,
     "ingest": True,
+    "ingest_conversation": True,
+    "export_page": False,
+    "session_memories": False,
     "link": True,
     "unlink": True,
     # chain and graph only read (the dead links they meet are removed as upkeep, not as a change)

@@ -104,6 +104,7 @@ class Mnemo:
         from .index.deferred import DeferredMetadata
 
         self.deferred_meta = DeferredMetadata()
+        self._call_time = threading.local()  # a caller's own "now", for one call on one thread (``at``)
 
     # -- opening and closing ----------------------------------------------------------------
     @classmethod
@@ -153,7 +154,23 @@ class Mnemo:
         self.close()
 
     def now(self) -> float:
-        return self.clock.now()
+        t = getattr(self._call_time, "t", None)
+        return self.clock.now() if t is None else t
+
+    @contextmanager
+    def at(self, now: float | str | None) -> Iterator[None]:
+        """Run what happens inside at the time ``now`` (``--now``/``MNEMO_NOW`` of one caller),
+        on this thread only: the engine's own clock never moves, so a daemon serving several
+        clients and its scheduler keep their time while one request runs at another."""
+        if now is None:
+            yield
+            return
+        previous = getattr(self._call_time, "t", None)
+        self._call_time.t = parse_time(now)
+        try:
+            yield
+        finally:
+            self._call_time.t = previous
 
     # -- lazy heavy parts -------------------------------------------------------------------
     @property
@@ -227,6 +244,11 @@ class Mnemo:
         if unknown:
             raise InvalidInput(f"{where}unknown field(s): {', '.join(sorted(unknown))}", hint=f"known: {', '.join(sorted(_SAVE_FIELDS))}")
         content = item.get("content", item.get("text"))
+        if content is not None and not isinstance(content, str):
+            kind = {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+                type(content), type(content).__name__)
+            raise InvalidInput(f"{where}content must be text, not {kind} ({json.dumps(content, default=str)[:40]})",
+                               hint='give the text of the memory as a string, e.g. "content": "..."')
         if not isinstance(content, str) or not content.strip():
             raise InvalidInput(f"{where}content is empty", hint="give the text of the memory")
         size = len(content.encode("utf-8", errors="surrogatepass"))
@@ -439,6 +461,14 @@ class Mnemo:
 
         return read_note(self, path_or_title)
 
+    def related(self, path: str | None = None, text: str | None = None, content: str | None = None,
+                k: int = 10, tier: str = "all", **filters: Any) -> dict[str, Any]:
+        """Memories and notes related to one note (its title, headings and first lines, or the
+        selection ``text``), never the note itself or its own memory; does not reinforce."""
+        from .vault.related import related
+
+        return related(self, path, text=text, content=content, k=k, tier=tier, **filters)
+
     def rename_note(self, path: str, title: str) -> dict[str, Any]:
         """Rename a note mnemo owns; incoming wikilinks in every note follow."""
         from .vault import vault_lock
@@ -523,6 +553,43 @@ class Mnemo:
 
         return ingest(self, path_or_text, wing=wing, room=room, session_id=session_id, dry_run=dry_run, format=format, progress=progress)
 
+    def ingest_conversation(
+        self,
+        conversation: dict[str, Any],
+        format: str,  # noqa: A002 - the export's name in ``sources.READERS``
+        me: str | None = None,
+        wing: str | None = None,
+        room: str | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """One conversation of a chat export (``sources.Conversation.to_dict()``) as a session,
+        unless a previous run already ingested it (see ``sources.session``)."""
+        from .sources.session import ingest_conversation
+
+        return ingest_conversation(self, conversation, format, me=me, wing=wing, room=room, dry_run=dry_run)
+
+    def session_memories(self, session_id: str, limit: int = 50) -> list[Memory]:
+        """The memories used (recalled, touched, observed) in one session, last used first:
+        what a closing session reviews."""
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise InvalidInput("session_id must be a non-empty string")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInput("limit must be a whole number from 1 to 1000")
+        rows = self.store.query(
+            "SELECT memory_id, max(at) AS last FROM uses WHERE json_valid(context) "
+            "AND json_extract(context, '$.session_id') = ? GROUP BY memory_id ORDER BY last DESC LIMIT ?",
+            (session_id, limit),
+        )
+        found = self.store.get_memories([r[0] for r in rows])
+        return [found[r[0]] for r in rows if r[0] in found]
+
+    def export_page(self, after: int = 0, limit: int = 500) -> dict[str, Any]:
+        """A page of the store as export records (see ``mnemo.export``); ``after`` is the
+        cursor the previous page returned."""
+        from .export.page import export_page
+
+        return export_page(self, after=after, limit=limit)
+
     def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link:
         """Link memory ``a`` to ``b`` (stored both ways); causal links run cause → effect."""
         from .graph.links import link
@@ -567,7 +634,29 @@ class Mnemo:
                 return found[0]
             if len(found) > 1:
                 raise InvalidInput(f"id prefix {memory_id!r} is ambiguous", hint="give more characters of the id")
+        note = self._note_of_handle(memory_id)
+        if note is not None:
+            path, owner = note
+            if owner and self.store.get_memory(owner) is not None:
+                return owner  # a passage of a promoted note: its memory
+            raise NotFound(f"{memory_id!r} is the note {path}, not a memory",
+                           hint=f"read it with `mnemo note show \"{path}\"`; a person's note is recalled, never touched or changed")
         raise NotFound(f"no memory with id {memory_id!r}", hint="`mnemo list` shows the ids")
+
+    def _note_of_handle(self, handle: str) -> tuple[str, str | None] | None:
+        """(path, mnemo_id) of the note a recall hit named: a passage id (``<note uid>:<n>``, or
+        the first 8+ characters of it as the CLI prints them) or the note's path (with the
+        ``#heading`` that ``context`` adds)."""
+        rows = self.store.query("SELECT n.path, n.mnemo_id FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?",
+                                (handle,))
+        if not rows and len(handle) >= 8 and all(ch in "0123456789abcdef" for ch in handle):
+            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE uid LIKE ? || '%' LIMIT 2", (handle,))
+            if len(rows) > 1:
+                raise InvalidInput(f"id prefix {handle!r} is ambiguous", hint="give more characters of the id")
+        if not rows:
+            path = handle.split("#", 1)[0]  # `context` names a passage as path#heading
+            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE path = ? OR path = ? || '.md'", (path, path))
+        return (rows[0][0], rows[0][1]) if rows else None
 
     def get(self, memory_id: str) -> Memory:
         m = self.store.get_memory(self.resolve_id(memory_id))
@@ -609,10 +698,9 @@ class Mnemo:
         then carries its render mode); ``session_id`` is recorded with the uses when touching."""
         from .recall.pipeline import recall
 
-        if now is not None:
-            self.clock = Clock(parse_time(now))
-        return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier,
-                      session_id=session_id, budget=budget, **filters)
+        with self.at(now):  # this call only: the engine's clock stays where it is
+            return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier,
+                          session_id=session_id, budget=budget, **filters)
 
     def context(
         self,
@@ -652,8 +740,13 @@ class Mnemo:
 
     # -- bulk -------------------------------------------------------------------------------
     def import_jsonl(self, path: str | Path, progress: Progress | None = None, batch: int = 256) -> ImportResult:
+        """Save the memories of a JSONL file; a ``mnemo export`` file is restored exactly
+        (ids, fields, uses, links, status: ``export.restore``)."""
+        from .export.restore import is_export, restore
         from .importer import import_jsonl
 
+        if is_export(Path(path)):
+            return restore(self, path, progress=progress)
         return import_jsonl(self, Path(path), progress=progress, batch=batch)
 
     def reindex(self, progress: Progress | None = None) -> dict[str, int]:

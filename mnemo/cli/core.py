@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import click
 
 from . import App, cli
-from .output import emit, progress, short
+from .output import emit, key_values, progress, short
 
 pass_app = click.make_pass_decorator(App)
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON (stdout carries only the payload).")
@@ -46,8 +46,11 @@ def init(app: App, vault_opt: str | None, as_json: bool) -> None:
     if vault_opt:
         app.vault = vault_opt
         app._settings = None
-    result = init_home(app.settings)
-    emit(result, as_json, lambda r: "\n".join(f"{k}: {v}" for k, v in r.items()))
+    if app.settings.vault is not None and not as_json:
+        click.echo("init: indexing the notes it adds to the vault (the first time, preparing the embedding "
+                   "model takes a minute)", err=True)
+    result = init_home(app.settings, index_notes=True)
+    emit(result, as_json, key_values)
 
 
 @cli.command()
@@ -89,6 +92,15 @@ def save(app: App, text: str, tags: tuple[str, ...], mtype: str | None, wing: st
          + (f"; near-duplicate of {d['duplicate_of']}" if d["duplicate_of"] else ""))
 
 
+def _handle(h) -> str:  # noqa: ANN001
+    """What to pass to `show`/`touch` for a hit: a memory's short id; for a passage of a note,
+    its memory's short id when mnemo owns the note, else the passage id (``show`` shows the note)."""
+    owner = (h.meta or {}).get("mnemo_id") if h.tier == "ltm" else None
+    if owner and ":" not in owner:
+        return owner[:8]
+    return h.id[:8] if h.tier != "ltm" else h.id
+
+
 def _hits_text(hits) -> str:  # noqa: ANN001
     if not hits:
         return "no memories found"
@@ -99,7 +111,7 @@ def _hits_text(hits) -> str:  # noqa: ANN001
         if h.rendered is not None:  # packed into a budget: show what the budget allowed
             rows.append(f"{i:>2}. {h.score:.4f} {h.mode:<11} {h.tokens:>4}t{mark}  {h.rendered}")
         else:
-            rows.append(f"{i:>2}. {h.score:.4f} {h.id[:8]} {h.tier}{mark}{where}  {short(h.content, 90)}")
+            rows.append(f"{i:>2}. {h.score:.4f} {_handle(h)} {h.tier}{mark}{where}  {short(h.content, 90)}")
     return "\n".join(rows)
 
 
@@ -136,9 +148,19 @@ def recall(app: App, query: str, k: int | None, intent: str | None, tier: str, m
 @json_opt
 @pass_app
 def show(app: App, memory_id: str, as_json: bool) -> None:
-    """Show one memory."""
+    """Show one memory (or, given a note's passage id or path from `recall`, that note)."""
+    from ..errors import NotFound
+
     with app.engine() as m:
-        mem = m.get(memory_id)
+        try:
+            mem = m.get(memory_id)
+        except NotFound as exc:
+            if "not a memory" not in exc.message:
+                raise
+            from .vault import _note_text
+
+            emit(m.read_note(memory_id), as_json, _note_text)  # a recall hit's handle for a person's note
+            return
     emit(mem, as_json, _memory_text)
 
 
@@ -200,14 +222,17 @@ def restore(app: App, memory_id: str, as_json: bool) -> None:
 @json_opt
 @pass_app
 def import_(app: App, path: str, as_json: bool) -> None:
-    """Import memories from a JSONL file (one object per line with the save fields).
+    """Import memories from a JSONL file (one object per line with the save fields), or
+    restore a `mnemo export` file exactly (ids, uses, links, status).
 
     Every line is checked first: if one is bad, nothing is imported."""
     from pathlib import Path
 
+    from ..export.restore import export_size
     from ..importer import read_jsonl
 
-    total = len(read_jsonl(Path(path)))
+    size = export_size(Path(path))  # a mnemo export (``mnemo export``): restored exactly
+    total = size if size is not None else len(read_jsonl(Path(path)))
     with app.engine() as m, progress(total, "importing", as_json) as bar:
         result = m.import_jsonl(path, progress=bar)
     emit({"saved": result.saved, "seconds": round(result.seconds, 3)}, as_json,
@@ -236,7 +261,7 @@ def stats(app: App, as_json: bool) -> None:
     """Counts of memories, links, uses and notes."""
     with app.engine() as m:
         s = m.stats()
-    emit(s, as_json, lambda x: "\n".join(f"{k}: {v}" for k, v in x.to_dict().items()))
+    emit(s, as_json, lambda x: key_values(x.to_dict()))
 
 
 @cli.group()
