@@ -104,10 +104,11 @@ def test_boost_multiplies_relevance_by_closeness() -> None:
     s = TimeSpan(ts(2023, 3, 1), ts(2023, 4, 1), "March 2023")
     inside, outside, undated = _C(0.5, ts(2023, 3, 10)), _C(0.6, ts(2022, 1, 1)), _C(0.6, None)
     boost_time([inside, outside, undated], s, 0.3)
-    assert inside.fused == pytest.approx(0.65)
-    assert outside.fused == pytest.approx(0.6, abs=1e-9) and undated.fused == 0.6
+    assert inside.fused == pytest.approx(0.5)  # inside keeps its relevance (so it stays in [0, 1]) ...
+    assert outside.fused == pytest.approx(0.6 / 1.3, rel=1e-6) and undated.fused == pytest.approx(0.6 / 1.3)
+    assert inside.fused > outside.fused  # ... and the others lose up to β / (1 + β): the order flips
     boost_time([inside], s, 0.0)
-    assert inside.fused == pytest.approx(0.65)
+    assert inside.fused == pytest.approx(0.5)
 
 
 def test_recall_prefers_the_memory_said_in_the_named_month(home: Path) -> None:

@@ -9,7 +9,11 @@ the vocabulary the answer is likely to use. So the words that weigh most in the 
 added to the content words of the query, and that expanded query's BM25 ranking is fused in as
 one more ranking, with ``recall.feedback_weight`` × the BM25 weight of the intent:
 
-    fused'(d) = fused(d) + φ · w_bm25 · minmax(bm25_expanded(d))        φ = recall.feedback_weight
+    fused'(d) = [fused(d) + φ · w_bm25 · minmax(bm25_expanded(d))] / (1 + φ · w_bm25)
+                                                                        φ = recall.feedback_weight
+
+The division keeps the weights of the rankings summing to 1, so relevance stays in [0, 1] (the
+range the README and docs/API.md give); it scales every candidate alike and changes no order.
 
 Words in more than half of the memories carry no information and are never added. ``φ = 0``
 switches it off (one FTS5 query and a read of ``DOCS`` memories saved).
@@ -76,6 +80,7 @@ def feed_back(engine: Mnemo, pool: Pool, q: Query, filters: Filters, n: int, wei
     if not added:
         return []
     rows: dict[str, object] = {}
+    total = 1.0 + weight * q.w_bm25
     ranking = memory_bm25(engine, replace(q, keywords=" ".join([*q.keywords.split(), *added])), filters, n, rows)
     for (cid, raw), s in zip(ranking, minmax([s for _, s in ranking]), strict=True):
         c = pool.candidates.get(cid)
@@ -87,4 +92,6 @@ def feed_back(engine: Mnemo, pool: Pool, q: Query, filters: Filters, n: int, wei
         c.fused += weight * q.w_bm25 * s
         if c.bm25 is None:  # a keyword match after all: it passes the relevance floor
             c.bm25 = raw
+    for c in pool.candidates.values():
+        c.fused /= total
     return added

@@ -7,8 +7,11 @@ embedding can use that: to them "August" and "2023" are rare words that match th
 that happen to spell a month out, not the ones said in August. So the expression is taken out
 of the keyword query, and memories dated inside the span get a boost (``recall.time_boost``):
 
-    fused'(d) = fused(d) · (1 + β · closeness(d))          β = recall.time_boost
+    fused'(d) = fused(d) · (1 + β · closeness(d)) / (1 + β)          β = recall.time_boost
     closeness(d) = 1 inside [start, end + LAG], falling as exp(−days outside / SPREAD)
+
+(the division keeps relevance in [0, 1]: a memory inside the span keeps its score, the others
+lose up to β / (1 + β) of theirs; it changes no order).
 
 ``LAG``: people tell of an event after it happened (a week's catch-up is the usual rhythm of a
 conversation), so a memory dated up to a week after the span still counts fully. ``SPREAD`` is
@@ -212,8 +215,8 @@ class _Timed(Protocol):
 
 
 def boost_time(cands: Iterable[_Timed], span: TimeSpan, weight: float) -> None:
-    """``fused · (1 + β · closeness)`` for each candidate (the module docstring), in place."""
+    """``fused · (1 + β · closeness) / (1 + β)`` for each candidate (the module docstring), in place."""
     if weight <= 0:
         return
     for c in cands:
-        c.fused *= 1.0 + weight * span.closeness(c.at)
+        c.fused *= (1.0 + weight * span.closeness(c.at)) / (1.0 + weight)
