@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..engine import Mnemo
 
 WINDOW = 16  # rows either side searched for the same session's previous and next turn
+NEAR = 3  # rows either side searched for a session-less memory's neighbours
 
 
 def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[str]]:
@@ -47,7 +48,10 @@ def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[
     )
     if not rows:
         return {}
-    spans: list[tuple[int, int]] = sorted((int(r[0]) - WINDOW, int(r[0]) + WINDOW) for r in rows)
+    # A session's turns may interleave with other saves (a wide window); session-less neighbours
+    # are the saves just before and after (a narrow one: a quarter of the rows to read).
+    spans: list[tuple[int, int]] = sorted((int(r[0]) - (WINDOW if r[2] else NEAR), int(r[0]) + (WINDOW if r[2] else NEAR))
+                                          for r in rows)
     merged: list[list[int]] = []
     for lo, hi in spans:
         if merged and lo <= merged[-1][1] + 1:
@@ -76,7 +80,8 @@ def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[
         # without a session, only those said close enough in time).
         here, at = int(r[0]), float(r[3])
         near = [order[j] for j in (pos - 1, pos + 1) if 0 <= j < len(order)
-                and abs(turns[order[j]][1] - here) <= WINDOW and (r[2] or abs(turns[order[j]][0] - at) <= gap)]
+                and abs(turns[order[j]][1] - here) <= (WINDOW if r[2] else NEAR)
+                and (r[2] or abs(turns[order[j]][0] - at) <= gap)]
         out[r[1]] = near
     return out
 
