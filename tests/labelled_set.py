@@ -87,3 +87,143 @@ def parse(text: str) -> list[Conversation]:
 def load(split: str) -> list[Conversation]:
     """``split`` is ``train`` or ``test``."""
     return parse((HERE / f"{split}.txt").read_text(encoding="utf-8"))
+
+
+CAUSAL_RELS = frozenset({"because", "triggered", "resolves", "causes"})
+_TOK = re.compile(r"[a-z0-9]+")
+
+
+def _tokens(text: str) -> set[str]:
+    return set(_TOK.findall(text.lower()))
+
+
+def unit_of(conv: Conversation, turn: int, content: str) -> Unit | None:
+    """The labelled unit a memory from ``turn`` states: the turn's unit sharing most words."""
+    units = [u for u in conv.units if u.turn == turn]
+    if len(units) <= 1:
+        return units[0] if units else None
+    words = _tokens(content)
+    return max(units, key=lambda u: (len(words & _tokens(u.text)) / max(1, len(_tokens(u.text))), -units.index(u)))
+
+
+@dataclass
+class Score:
+    units: int = 0
+    statements: int = 0
+    statements_kept: int = 0
+    chatter: int = 0
+    chatter_kept: int = 0
+    typed: int = 0
+    typed_right: int = 0
+    memories: int = 0
+    named: int = 0
+    gold_links: int = 0
+    links_found: int = 0
+    links_made: int = 0
+    links_right: int = 0
+    near_misses: int = 0
+    near_misses_linked: int = 0
+    confusion: dict[tuple[str, str], int] = field(default_factory=dict)
+    wrong_links: list[str] = field(default_factory=list)
+    missed_links: list[str] = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        for name in ("units", "statements", "statements_kept", "chatter", "chatter_kept", "typed", "typed_right", "memories",
+                     "named", "gold_links", "links_found", "links_made", "links_right", "near_misses", "near_misses_linked"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for k, v in other.confusion.items():
+            self.confusion[k] = self.confusion.get(k, 0) + v
+        self.wrong_links += other.wrong_links
+        self.missed_links += other.missed_links
+
+    def summary(self) -> dict[str, float]:
+        def ratio(a: int, b: int) -> float:
+            return round(a / b, 3) if b else 0.0
+
+        return {
+            "statements_kept": ratio(self.statements_kept, self.statements),
+            "chatter_kept": ratio(self.chatter_kept, self.chatter),
+            "type_accuracy": ratio(self.typed_right, self.typed),
+            "named_share": ratio(self.named, self.memories),
+            "link_precision": ratio(self.links_right, self.links_made),
+            "link_recall": ratio(self.links_found, self.gold_links),
+            "near_misses_linked": ratio(self.near_misses_linked, self.near_misses),
+            "links_made": self.links_made,
+            "gold_links": self.gold_links,
+        }
+
+
+def score(conv: Conversation, memories: list[dict], links: list[tuple[str, str, str]]) -> Score:
+    """``memories``: stored memories as ingest reports them (id, turn, content, type);
+    ``links``: (src, dst, rel) among them."""
+    s = Score(units=len(conv.units))
+    unit_for: dict[str, Unit] = {}
+    kept: dict[int, list[dict]] = {}
+    speakers = {sp for sp, _ in conv.turns}
+    for m in memories:
+        u = unit_of(conv, m["turn"], m["content"])
+        if u is None:
+            continue
+        unit_for[m["id"]] = u
+        kept.setdefault(id(u), []).append(m)
+        s.memories += 1
+        s.named += any(re.search(rf"\b{re.escape(sp)}\b", m["content"]) for sp in speakers)
+    for u in conv.units:
+        mine = kept.get(id(u), [])
+        if u.type == "chatter":
+            s.chatter += 1
+            s.chatter_kept += bool(mine)
+            continue
+        s.statements += 1
+        s.statements_kept += bool(mine)
+        if mine:
+            s.typed += 1
+            got = mine[0]["type"]
+            s.typed_right += got == u.type
+            s.confusion[(u.type, got)] = s.confusion.get((u.type, got), 0) + 1
+    gold = {frozenset((id(a), id(b))) for a, b in conv.links()}
+    near = {frozenset((id(a), id(b))) for a, b in conv.near_misses()}
+    made: set[frozenset[int]] = set()
+    for src, dst, rel in links:
+        if rel not in CAUSAL_RELS or src not in unit_for or dst not in unit_for:
+            continue
+        pair = frozenset((id(unit_for[src]), id(unit_for[dst])))
+        if len(pair) < 2 or pair in made:
+            continue
+        made.add(pair)
+        s.links_made += 1
+        if pair in gold:
+            s.links_right += 1
+        else:
+            s.wrong_links.append(f"{conv.cid}: {unit_for[src].text} -[{rel}]-> {unit_for[dst].text}")
+    s.gold_links = len(gold)
+    s.links_found = len(gold & made)
+    for a, b in conv.links():
+        if frozenset((id(a), id(b))) not in made:
+            s.missed_links.append(f"{conv.cid}: {a.text} -> {b.text}")
+    s.near_misses = len(near)
+    s.near_misses_linked = len(near & made)
+    return s
+
+
+def evaluate(engine: object, convs: list[Conversation], start: float = 1_770_000_000.0) -> tuple[Score, list[dict]]:
+    """Ingest each conversation (its own wing, turns a minute apart) into ``engine`` and score
+    what was stored. Returns the pooled score and the stored memories per conversation."""
+    import json
+
+    total = Score()
+    stored: list[dict] = []
+    for n, conv in enumerate(convs):
+        t0 = start + n * 86400
+        turns = [{"speaker": sp, "text": tx, "timestamp": t0 + 60 * i} for i, (sp, tx) in enumerate(conv.turns)]
+        res = engine.ingest(json.dumps(turns), format="json", wing=conv.cid, session_id=conv.cid)  # type: ignore[attr-defined]
+        mems = [m for m in res["memories"] if m["created"]]
+        ids = {m["id"] for m in mems}
+        links = []
+        for m in mems:
+            for ln in engine.store.links_of(m["id"], direction="out"):  # type: ignore[attr-defined]
+                if ln.dst in ids:
+                    links.append((ln.src, ln.dst, ln.rel))
+        total.add(score(conv, mems, links))
+        stored.append({"conversation": conv.cid, "memories": mems, "links": links})
+    return total, stored
