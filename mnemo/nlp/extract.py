@@ -28,6 +28,7 @@ from .conversation import Turn
 
 MAX_SENTENCE_CHARS = 600
 MIN_WORDS = 4
+STATEMENT_THRESHOLD = 0.0
 
 _ACK = (
     r"(?:ok(?:ay)?|k|sure(?: thing)?|yes|yeah|yep|yup|no|nope|thanks?(?: you)?(?: (?:so|very) much)?|thx|ty|cool|great|nice|"
