@@ -227,3 +227,20 @@ def evaluate(engine: object, convs: list[Conversation], start: float = 1_770_000
         total.add(score(conv, mems, links))
         stored.append({"conversation": conv.cid, "memories": mems, "links": links})
     return total, stored
+
+
+def write_examples(path: Path | None = None) -> int:
+    """Write the train split as the examples ``mnemo.nlp.statement`` learns from."""
+    target = path or Path(__file__).parent.parent / "mnemo" / "nlp" / "statement_examples.txt"
+    lines = ["# The train split of tests/labelled/ (hand-written, not LoCoMo), one unit a line: label<TAB>text.",
+             "# Regenerate after editing tests/labelled/train.txt: python -m tests.labelled_set --examples"]
+    lines += [f"{u.type}\t{u.text}" for c in load("train") for u in c.units]
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(lines) - 2
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--examples" in sys.argv:
+        print(write_examples(), "examples written")

@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import MemoryType
-from .classify import classify
+from .classify import classify_parsed
 from .conversation import Turn
 
 MAX_SENTENCE_CHARS = 600
 MIN_WORDS = 4
-STATEMENT_THRESHOLD = 0.0
+STATEMENT_THRESHOLD = -0.1
+TYPE_SHARE = 0.6
 
 _ACK = (
     r"(?:ok(?:ay)?|k|sure(?: thing)?|yes|yeah|yep|yup|no|nope|thanks?(?: you)?(?: (?:so|very) much)?|thx|ty|cool|great|nice|"
@@ -83,6 +84,8 @@ class Candidate:
     text: str
     type: MemoryType
     spans: list[Any] = field(default_factory=list)
+    sentences: list[str] = field(default_factory=list)
+    score: float = float("inf")  # the statement margin (statement.Prototypes.margin) when measured
 
     @property
     def speaker(self) -> str | None:
@@ -143,11 +146,17 @@ def _sentences(doc: Any) -> Iterator[Any]:
 
 
 def candidates(
-    turns: Sequence[Turn], batch_size: int = 64, progress: Callable[[int], None] | None = None
+    turns: Sequence[Turn], batch_size: int = 64, progress: Callable[[int], None] | None = None, embedder: Any = None
 ) -> tuple[list[Candidate], ExtractStats]:
-    """Candidate memories in conversation order (turn, then position in the turn).
-    ``progress`` is called with 1 per turn handled."""
+    """Candidate memories in conversation order (turn, then position in the turn): the
+    statements of a turn make one memory, except that a decision stands apart from what led to
+    it, and a sentence that opens with a consequence ("So we ...", "As a result ...") starts a
+    new one. With a semantic ``embedder``, a candidate whose best sentence is closer to the
+    labelled chatter than to the labelled statements (``statement.Prototypes.margin`` below
+    ``STATEMENT_THRESHOLD``) is dropped, and a candidate the patterns call a fact takes the type
+    its nearest labelled statements agree on. ``progress`` is called with 1 per turn handled."""
     from .entities import nlp
+    from .statement import prototypes, reaction
 
     stats = ExtractStats(turns=len(turns))
     todo: list[tuple[Turn, str]] = []
@@ -175,16 +184,77 @@ def candidates(
                 prev = mine[-1]
                 prev.text = f"{prev.text} {text}"
                 prev.spans.append(sent)
-                prev.type = classify(prev.text)
+                prev.sentences.append(text)
+                prev.type = classify_parsed(prev.text, prev.spans)
                 continue
-            if not keep_sentence(text):
+            if not keep_sentence(text) or reaction(sent):
                 stats.dropped += 1
                 continue
-            mine.append(Candidate(turn, len(mine), text, classify(text), [sent]))
+            kind = classify_parsed(text, [sent])
+            if mine and not _starts_apart(mine[-1], text, kind):
+                prev = mine[-1]
+                prev.text = f"{prev.text} {text}"
+                prev.spans.append(sent)
+                prev.sentences.append(text)
+                prev.type = classify_parsed(prev.text, prev.spans)
+                continue
+            mine.append(Candidate(turn, len(mine), text, kind, [sent], [text]))
         out.extend(mine)
         if progress:
             progress(1)
+    protos = prototypes(embedder)
+    if protos is not None and out:
+        out = _score(out, protos, stats)
     return out, stats
+
+
+CONSEQUENCE = re.compile(
+    r"^(?:so\b|as a (?:result|consequence)|that'?s why|that’s why|which is why|this is why|hence|therefore|consequently|thus\b|"
+    r"for (?:that|this) reason|to (?:stop|prevent|avoid)|after that\b|because of (?:that|this)\b|now that\b)",
+    re.I,
+)
+
+
+def _starts_apart(prev: Candidate, text: str, kind: MemoryType) -> bool:
+    """Whether a sentence of the same turn starts a memory of its own instead of joining the
+    one before: a consequence, or a decision next to something that is not one (its cause)."""
+    if CONSEQUENCE.match(text):
+        return True
+    return (kind == MemoryType.DECISION) != (prev.type == MemoryType.DECISION)
+
+
+def _score(cands: list[Candidate], protos: Any, stats: ExtractStats) -> list[Candidate]:
+    import numpy as np
+
+    texts = [s for c in cands for s in c.sentences]
+    vectors = np.asarray(protos.embedder.embed(texts), dtype=np.float32)
+    margins = protos.margin(vectors)
+    kept: list[Candidate] = []
+    pos = 0
+    for c in cands:
+        n = len(c.sentences)
+        c.score = float(margins[pos : pos + n].max())
+        mean = vectors[pos : pos + n].mean(axis=0)
+        pos += n
+        if c.score < STATEMENT_THRESHOLD:
+            stats.dropped += n
+            continue
+        mean /= float(np.linalg.norm(mean)) or 1.0
+        if c.type == MemoryType.DEBUG_LOG and not protos.near(mean, "debug_log"):
+            # "The boiler broke down" is not a debug log: nothing like it among the examples'
+            # software and system failures.
+            c.type = MemoryType.FACT
+        if c.type == MemoryType.FACT:
+            (voted, share), = protos.vote(mean[None, :])
+            if voted != MemoryType.FACT and share >= TYPE_SHARE:
+                c.type = voted
+        kept.append(c)
+    for i, c in enumerate(kept):
+        if i and kept[i - 1].turn is c.turn:
+            c.part = kept[i - 1].part + 1
+        else:
+            c.part = 0
+    return kept
 
 
 def substantive(c: Candidate, entities: Sequence[str], subjects: Sequence[str]) -> bool:
