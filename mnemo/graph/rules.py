@@ -460,13 +460,14 @@ def _echo(want: set[str], old: Memory, new: Memory) -> float:
     """Evidence that a cue's phrase ("because of *the failed backup*") names ``old``: shared
     content words, crudely stemmed, two at least; one is enough when ``old`` was said just
     before in the same conversation (a definite "the migraines" then refers back to it). A
-    generic word ("time", "issue", "team") is never content, so it never links."""
+    generic word ("time", "issue", "team") is never content, so it never links. The one-word
+    case holds for a short phrase only: a clause that happens to share a word needs two."""
     if not want:
         return 0.0
     shared = want & stems(said(old))
     if len(shared) >= 2:
         return float(len(shared))
-    if shared and _close(old, new):
+    if shared and len(want) <= 3 and _close(old, new):
         return MIN_OVERLAP
     return 0.0
 

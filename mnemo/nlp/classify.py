@@ -83,6 +83,7 @@ _IRREGULAR = {"went": "go", "gone": "go", "chose": "choose", "chosen": "choose",
               "grew": "grow", "thought": "think", "knew": "know", "heard": "hear", "did": "do", "done": "do"}
 HABIT = frozenset({"always", "usually", "never", "normally", "generally", "typically", "often", "rarely", "mostly"})
 _FIRST_SUBJECTS = frozenset({"i", "we"})
+_PEOPLE = frozenset({"i", "we", "he", "she", "they", "you"})
 _REASON = re.compile(
     r"\b(?:because|due to|since|as a result|therefore|hence|consequently|thanks to|owing to|given|in light of|in response to|"
     r"following|seeing as|now that|to (?:stop|prevent|avoid)|after)\b|^so\b|^(?:that's|that’s|which is) why\b",
@@ -132,8 +133,12 @@ def _decided(span: Any) -> bool:
 
 def _habit(span: Any) -> bool:
     for tok in span:
-        if tok.lower_ in HABIT and tok.head.pos_ in ("VERB", "AUX") and tok.head.tag_ in ("VBP", "VBZ", "VB"):
-            return True
+        verb = tok.head
+        if tok.lower_ in HABIT and verb.pos_ in ("VERB", "AUX") and verb.tag_ in ("VBP", "VBZ", "VB"):
+            subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+            # A person's habit ("I always ...", "my dad always ..."), not a thing's ("tours usually leave").
+            if subj is not None and (subj.lower_ in _PEOPLE or subj.ent_type_ == "PERSON" or any(c.dep_ == "poss" for c in subj.children)):
+                return True
     return False
 
 
@@ -149,6 +154,6 @@ def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
         return base
     if any(_habit(s) for s in spans):
         return MemoryType.PREFERENCE
-    if base == MemoryType.SESSION_NOTE and not re.search(r"\b(?:I|I'm|I'll|me|my|we|we're|we'll|our)\b", text):
+    if base == MemoryType.SESSION_NOTE and not re.search(r"\b(?:I|I'm|I'll|me|my|we|we're|we'll|our)\b", text, re.I):
         return MemoryType.FACT
     return base
