@@ -45,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  [{mem['type']}] t{mem['turn']} {mem['content']}")
         print("\nwrong links:", *total.wrong_links, sep="\n  ")
         print("\nmissed links:", *total.missed_links, sep="\n  ")
+        print("\nmistyped:", *total.mistyped, sep="\n  ")
         print("\ntype confusions (label -> got):")
         for (want, got), n in sorted(total.confusion.items(), key=lambda kv: -kv[1]):
             if want != got:

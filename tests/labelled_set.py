@@ -126,6 +126,7 @@ class Score:
     confusion: dict[tuple[str, str], int] = field(default_factory=dict)
     wrong_links: list[str] = field(default_factory=list)
     missed_links: list[str] = field(default_factory=list)
+    mistyped: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
         for name in ("units", "statements", "statements_kept", "chatter", "chatter_kept", "typed", "typed_right", "memories",
@@ -135,6 +136,7 @@ class Score:
             self.confusion[k] = self.confusion.get(k, 0) + v
         self.wrong_links += other.wrong_links
         self.missed_links += other.missed_links
+        self.mistyped += other.mistyped
 
     def summary(self) -> dict[str, float]:
         def ratio(a: int, b: int) -> float:
@@ -181,6 +183,8 @@ def score(conv: Conversation, memories: list[dict], links: list[tuple[str, str, 
             got = mine[0]["type"]
             s.typed_right += got == u.type
             s.confusion[(u.type, got)] = s.confusion.get((u.type, got), 0) + 1
+            if got != u.type:
+                s.mistyped.append(f"{conv.cid}: {u.type} -> {got}: {u.text}")
     gold = {frozenset((id(a), id(b))) for a, b in conv.links()}
     near = {frozenset((id(a), id(b))) for a, b in conv.near_misses()}
     made: set[frozenset[int]] = set()

@@ -29,7 +29,7 @@ DECISION = [
 DEBUG = [
     re.compile(r"\b(?:traceback|stack ?trace|exception|segfault|segmentation fault|errno|exit code|stderr|core dump)\b", re.I),
     re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b"),
-    re.compile(r"\b(?:bug|crash(?:ed|es|ing)?|failing tests?|fails? with|failed with|broke|broken|regression|debugg?(?:ed|ing))\b", re.I),
+    re.compile(r"\b(?:bug|crash(?:ed|es|ing)?|failing tests?|fails? with|failed with|broke|broken|regression|debugg?(?:ed|ing)|flaky|ran out of|runs? out of)\b", re.I),
     re.compile(r"\b(?:timed out|times out|timeouts|timeout errors?|deadlock(?:ed)?|memory leak|race condition|out of memory|OOM|null pointer|panicked|failed|failing|failures?)\b", re.I),
     re.compile(r"\bline \d+\b|\.py:\d+|\bHTTP [45]\d\d\b|\b(?:status|error) (?:code )?[45]\d\d\b", re.I),
 ]
@@ -46,7 +46,7 @@ PREFERENCE = [
 ]
 SESSION = [
     re.compile(r"\b(?:today|tonight|this (?:session|morning|afternoon|week)|right now|currently|just now|earlier today|in this meeting|standup|stand-up)\b", re.I),
-    re.compile(r"\b(?:todo|to-do|next steps?|working on|wip|follow up|follow-up|blocked on|picking up)\b", re.I),
+    re.compile(r"\b(?:todo|to-do|next steps?|next up|up next|working on|wip|follow up|follow-up|blocked on|picking up)\b", re.I),
 ]
 
 
@@ -69,7 +69,7 @@ def classify(text: str) -> MemoryType:
 # preference is a lasting taste or habit ("I always choose aisle seats", "I usually cook at
 # home"); a session note is the speaker's own work in progress ("today I'm finishing ...").
 CHANGE_VERBS = frozenset(
-    ["move", "switch", "decide", "choose", "opt", "pick", "raise", "lower", "cut", "add", "remove", "cancel", "postpone", "reschedule", "replace", "upgrade", "downgrade", "migrate", "pin", "install", "sign", "join", "quit", "stop", "start", "resubmit", "book", "buy", "hire", "rehome", "enable", "disable", "cap", "limit", "convert", "split", "accept", "ask", "revert", "roll", "drop", "adopt", "introduce", "implement", "ban", "block", "set", "increase", "decrease", "reduce", "change", "go", "fly", "plant", "rent", "sell", "return", "apply", "register", "enroll", "enrol", "delay", "skip", "swap", "rewrite", "refactor", "deprecate", "disable", "re-enable", "stream", "schedule", "take", "make", "put", "keep"]
+    ["move", "switch", "decide", "choose", "opt", "pick", "raise", "lower", "cut", "add", "remove", "cancel", "postpone", "reschedule", "replace", "upgrade", "downgrade", "migrate", "pin", "install", "sign", "join", "quit", "stop", "start", "resubmit", "book", "buy", "hire", "rehome", "enable", "disable", "cap", "limit", "convert", "split", "accept", "ask", "revert", "roll", "drop", "adopt", "introduce", "implement", "ban", "block", "set", "increase", "decrease", "reduce", "change", "fly", "plant", "rent", "sell", "return", "apply", "register", "enroll", "enrol", "delay", "skip", "swap", "rewrite", "refactor", "deprecate", "disable", "re-enable", "stream", "schedule", "take", "make", "put", "keep"]
 )
 STATE_VERBS = frozenset(
     ["be", "have", "feel", "think", "know", "love", "like", "enjoy", "see", "hear", "watch", "seem", "look", "sound", "want", "need", "find", "get", "visit", "spend", "finish", "win", "lose", "miss", "fail", "break", "crack", "hurt", "sleep", "eat", "drink", "bake", "read", "play", "meet", "say", "tell", "talk", "chat", "work", "live", "grow", "cook"]
@@ -85,11 +85,12 @@ HABIT = frozenset({"always", "usually", "never", "normally", "generally", "typic
 _FIRST_SUBJECTS = frozenset({"i", "we"})
 _PEOPLE = frozenset({"i", "we", "he", "she", "they", "you"})
 _REASON = re.compile(
-    r"\b(?:because|due to|since|as a result|therefore|hence|consequently|thanks to|owing to|given|in light of|in response to|"
+    r"\b(?:because|due to|as a result|therefore|hence|consequently|thanks to|owing to|given|in light of|in response to|"
     r"following|seeing as|now that|to (?:stop|prevent|avoid)|after)\b|^so\b|^(?:that's|that’s|which is) why\b",
     re.I,
 )
 _FUTURE = frozenset({"will", "'ll", "’ll", "shall"})
+_IN_PROGRESS = re.compile(r"\b(?:I'm|I’m|I am|we're|we’re|we are)\s+(?:\w+ly\s+)?(?!going to)\w+ing\b|\bnext up\b|\bup next\b", re.I)
 
 
 def verb_lemmas(word: str) -> set[str]:
@@ -106,7 +107,9 @@ def verb_lemmas(word: str) -> set[str]:
 
 def _first_person_agent(verb: Any) -> bool:
     subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    if subj is None and verb.dep_ in ("conj", "xcomp", "advcl") and verb.head is not verb:
+    if subj is None and verb.dep_ == "xcomp" and any(c.dep_ == "dobj" and c.lower_ in ("me", "us") for c in verb.head.children):
+        return True  # "that bill prompted me to switch"
+    if subj is None and verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
         return _first_person_agent(verb.head)
     if subj is None:
         return False
@@ -117,18 +120,30 @@ def _first_person_agent(verb: Any) -> bool:
 def _decided(span: Any) -> bool:
     reason = bool(_REASON.search(span.text.strip()))
     for tok in span:
-        if tok.pos_ != "VERB" or not _first_person_agent(tok):
+        if tok.pos_ != "VERB" or not _main_clause(tok) or not _first_person_agent(tok):
             continue
         lemmas = verb_lemmas(tok.text)
         if lemmas & STATE_VERBS and not lemmas & CHANGE_VERBS:
             continue
         aux = {c.lower_ for c in tok.children if c.dep_ in ("aux", "auxpass")}
+        if "been" in aux:
+            continue  # "I've been going to the gym": a state of affairs, not a choice
         future = bool(aux & _FUTURE) or (tok.tag_ == "VBG" and aux & {"'m", "am", "'re", "are", "’m", "’re"})
         if lemmas & CHANGE_VERBS and (tok.tag_ in ("VBD", "VBN") or future or aux):
             return True
         if reason and tok.tag_ in ("VBD", "VBN", "VBG", "VB") and not lemmas & STATE_VERBS:
             return True
     return False
+
+
+def _main_clause(verb: Any) -> bool:
+    """The verb is what the sentence asserts, not a "since we moved ..." or "when I started
+    ..." clause that only sets the scene."""
+    while verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
+        verb = verb.head
+    if verb.dep_ in ("relcl", "acl", "pcomp"):
+        return False
+    return not any(c.dep_ == "mark" or (c.dep_ == "advmod" and c.lower_ in ("when", "while", "whenever", "where")) for c in verb.children)
 
 
 def _habit(span: Any) -> bool:
@@ -148,6 +163,8 @@ def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
     base = classify(text)
     if base == MemoryType.DECISION:
         return base
+    if base == MemoryType.SESSION_NOTE and _IN_PROGRESS.search(text):
+        return base  # "Next I'm picking up the PDF export ticket": work under way, not a choice
     if any(_decided(s) for s in spans):
         return MemoryType.DECISION
     if base in (MemoryType.DEBUG_LOG, MemoryType.PREFERENCE):

@@ -130,6 +130,17 @@ def prose(text: str) -> str:
     return "\n\n".join([body.strip(), *errors]).strip()
 
 
+_GREETING = re.compile(r"^(?:(?:(?:hey|hi|hello|hiya)(?:\s+(?-i:[A-Z][a-z]+))?|oh|and|btw|by the way|anyway)\b[\s,!]*)+(?=\S)", re.I)
+_TAG_QUESTION = re.compile(r"(?:\s*[-–—,]\s*(?:pretty|so|really)\s+\w+)?\s*,?\s*(?:huh|right|eh|isn'?t it|don'?t you think|you know)\?$", re.I)
+
+
+def trim(text: str) -> str:
+    """A statement without the greeting in front ("Hey Gina, I had to ...") or the tag question
+    behind ("... not so long ago - pretty cool, huh?"): they would hide it as chatter."""
+    out = _TAG_QUESTION.sub(".", _GREETING.sub("", text))
+    return out[:1].upper() + out[1:] if re.search(r"[A-Za-z]", out) else text
+
+
 def keep_sentence(text: str) -> bool:
     s = text.strip()
     if not s or len(s) > MAX_SENTENCE_CHARS:
@@ -177,7 +188,7 @@ def candidates(
         mine: list[Candidate] = []
         for sent in _sentences(doc):
             stats.sentences += 1
-            text = sent.text.strip()
+            text = trim(sent.text.strip())
             # "Because it is faster." continues; "Because of X, we did Y." is a statement.
             fronted = re.match(r"^(?:because|since)\b", text, re.I) and "," in text
             if mine and CONTINUATION.match(text) and not fronted and not text.endswith("?"):

@@ -77,7 +77,11 @@ def reaction(sent: Any) -> bool:
     if s == "you" or "your" in marks:
         return root.lower_ in _PRAISE_VERBS or adjective or not named
     if (s in _DEMONSTRATIVE or marks & _DEMONSTRATIVE) and root.lower_ in _EVAL_VERBS and complement and not named:
-        return adjective or not first  # "That's so cool", "It was an awesome feeling"
+        # "That's so cool", "It was an awesome feeling"; but "It was a poetry reading where ..." states.
+        attr = next((c for c in root.children if c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN")), None)
+        if adjective:
+            return True
+        return attr is not None and len(toks) <= 7 and any(c.dep_ == "amod" for c in attr.children) and not first
     if s in ("they", "he", "she") and root.lower_ in _EVAL_VERBS and adjective and not named:
         return True
     return subj.pos_ == "VERB" and adjective and not first  # "Winning first place is amazing!"
