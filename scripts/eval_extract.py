@@ -28,7 +28,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,22 +35,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 _EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
-GRID = [round(-0.2 + 0.025 * i, 3) for i in range(25)]  # thresholds tried by --folds loo
-
-
-def session_time(text: str) -> float:
-    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
-        try:
-            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC).timestamp()
-        except ValueError:
-            continue
-    from mnemo.clock import parse_time
-
-    return parse_time(text)
+GRID = [float("-inf"), *(round(-0.5 + 0.025 * i, 3) for i in range(37))]  # thresholds tried by --folds loo
 
 
 def turns_of(sample: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """The conversation as ingest turns (sessions in order, a minute apart) and each turn's dia_id."""
+    from scripts.eval_locomo import session_time
+
     conv = sample["conversation"]
     sessions = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)) and conv[k])
     turns: list[dict[str, Any]] = []
