@@ -163,8 +163,10 @@ def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
     base = classify(text)
     if base == MemoryType.DECISION:
         return base
-    if base == MemoryType.SESSION_NOTE and _IN_PROGRESS.search(text):
-        return base  # "Next I'm picking up the PDF export ticket": work under way, not a choice
+    if base in (MemoryType.SESSION_NOTE, MemoryType.DEBUG_LOG) and _IN_PROGRESS.search(text) and any(p.search(text) for p in SESSION):
+        # "Next I'm picking up the PDF export ticket", "I'm working on the flaky login test
+        # today": the speaker's work under way, not a choice nor a bug report.
+        return MemoryType.SESSION_NOTE
     if any(_decided(s) for s in spans):
         return MemoryType.DECISION
     if base in (MemoryType.DEBUG_LOG, MemoryType.PREFERENCE):
