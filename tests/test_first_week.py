@@ -245,6 +245,12 @@ def test_two_dream_runs_in_a_row_the_second_changes_nothing(home: Path, vault: P
             assert again_plan["ops"] == [] and again["planned"] == 0 and again["report"] is None
             assert state(m) == before
         assert len(list((vault / "Dreams").glob("*.md"))) == 1
+        # A day later memories age into the episodic layer: that run does only that; a peer
+        # card is not rewritten (nor planned) for a change it does not show.
+        clock.advance(DAY)
+        later = m.dream()
+        assert {o["kind"] for o in later["ops"]} == {"layer", "report"}
+        assert all((o.get("result") or {}).get("card") != "unchanged" for o in later["ops"])
 
 
 # -- 6. same-title notes are ambiguous, never picked silently ---------------------------------
@@ -293,6 +299,7 @@ def test_every_recall_handle_is_accepted_by_show_and_touch(vengine: Mnemo, home:
                                                            monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     import json
+    import re
 
     m = vengine
     mid = m.save(DB).memory.id
@@ -308,7 +315,10 @@ def test_every_recall_handle_is_accepted_by_show_and_touch(vengine: Mnemo, home:
     code, text, _ = invoke_main(capsys, "recall", "PostgreSQL database backups", "--no-touch")
     handles = [line.split()[2] for line in text.splitlines()]
     assert len(handles) == len(hits)
-    for ref in [h["id"] for h in hits] + handles:
+    code, block, _ = invoke_main(capsys, "context", "PostgreSQL database backups", "--no-touch")
+    named = re.findall(r"^\[([^\]]+)\]", block, flags=re.M)  # how `context` names each item
+    assert "Ops notes.md#Ops notes" in named and len(named) >= 3
+    for ref in [h["id"] for h in hits] + handles + named:
         code, shown, err = invoke_main(capsys, "show", ref, "--json")
         assert code == 0, (ref, err)
         shown = json.loads(shown)
@@ -316,6 +326,7 @@ def test_every_recall_handle_is_accepted_by_show_and_touch(vengine: Mnemo, home:
             assert shown["path"] == "Ops notes.md"
             code, _, err = invoke_main(capsys, "touch", ref)
             assert code == 1 and "is the note Ops notes.md, not a memory" in err and "note show" in err
+            assert invoke_main(capsys, "note", "show", ref)[0] == 0
         else:  # a memory, or a passage of a promoted note: its memory
             assert invoke_main(capsys, "touch", ref)[0] == 0
     promoted_hit = next(h for h in hits if h["tier"] == "ltm" and h["path"].startswith("Memories/"))
@@ -439,3 +450,17 @@ def test_the_dashboard_follows_a_change_within_a_minute(vengine: Mnemo, vault: P
     assert "**3** memories" in text and "Counts as of 2026-03-02 09:01 UTC" in text
     clock.advance(120)
     assert sched.tick() == []  # refreshed, and nothing new since: waits for its hour
+
+
+def test_index_steps_reach_a_client_through_the_daemon_stream(home: Path, vault: Path) -> None:
+    for i in range(5):
+        (vault / f"Note {i}.md").write_text(f"# Note {i}\n\nSome text about topic {i}.\n")
+    calls: list[tuple] = []
+    # No watcher: the notes are indexed by this call, not by the daemon noticing them first.
+    settings = load_settings(home=home, vault=vault, overrides={"embedding.model": "hash-64", "daemon.watch": False,
+                                                                **NO_JOBS})
+    with serving(settings):
+        result = RemoteMnemo.connect(home).index_vault(progress=lambda *args: calls.append(args))
+    steps = [a[1] for a in calls if len(a) == 2]
+    assert "checking the embedding model" in steps and "embedding note text" in steps
+    assert sum(a[0] for a in calls) == result["notes"]  # stage lines acknowledge nothing
