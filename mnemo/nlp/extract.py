@@ -233,10 +233,14 @@ CONSEQUENCE = re.compile(
 
 def _starts_apart(prev: Candidate, text: str, kind: MemoryType) -> bool:
     """Whether a sentence of the same turn starts a memory of its own instead of joining the
-    one before: a consequence, or a decision next to something that is not one (its cause)."""
+    one before: a consequence, or a decision, preference or debug log next to a statement of
+    another kind (a decision apart from its cause, a taste apart from the news around it)."""
     if CONSEQUENCE.match(text):
         return True
-    return (kind == MemoryType.DECISION) != (prev.type == MemoryType.DECISION)
+    return kind != prev.type and (kind in _DISTINCT or prev.type in _DISTINCT)
+
+
+_DISTINCT = frozenset({MemoryType.DECISION, MemoryType.PREFERENCE, MemoryType.DEBUG_LOG})
 
 
 def _score(cands: list[Candidate], protos: Any, stats: ExtractStats) -> list[Candidate]:
