@@ -461,6 +461,14 @@ class Mnemo:
 
         return read_note(self, path_or_title)
 
+    def related(self, path: str | None = None, text: str | None = None, content: str | None = None,
+                k: int = 10, tier: str = "all", **filters: Any) -> dict[str, Any]:
+        """Memories and notes related to one note (its title, headings and first lines, or the
+        selection ``text``), never the note itself or its own memory; does not reinforce."""
+        from .vault.related import related
+
+        return related(self, path, text=text, content=content, k=k, tier=tier, **filters)
+
     def rename_note(self, path: str, title: str) -> dict[str, Any]:
         """Rename a note mnemo owns; incoming wikilinks in every note follow."""
         from .vault import vault_lock
