@@ -40,6 +40,8 @@ def _ingest_text(d: dict[str, Any]) -> str:
 
 @cli.command()
 @click.argument("source", metavar="FILE")
+@click.option("--from", "client", type=click.Choice(["claude-code"]),
+              help="FILE is this client's session transcript: read incrementally (only lines not read before).")
 @click.option("--wing", help="Namespace for the memories, e.g. a project.")
 @click.option("--room", help="Sub-namespace within the wing.")
 @click.option("--session-id", help="The conversation's session (default: derived from its text).")
@@ -47,14 +49,17 @@ def _ingest_text(d: dict[str, Any]) -> str:
 @click.option("--dry-run", is_flag=True, help="Show what would be stored and linked; store nothing.")
 @json_opt
 @pass_app
-def ingest(app: App, source: str, wing: str | None, room: str | None, session_id: str | None, fmt: str | None,
-           dry_run: bool, as_json: bool) -> None:
+def ingest(app: App, source: str, client: str | None, wing: str | None, room: str | None, session_id: str | None,
+           fmt: str | None, dry_run: bool, as_json: bool) -> None:
     """Turn a conversation into memories and links.
 
     FILE is a JSON list of {role|speaker, content|text, timestamp?}, a Markdown chat
     (**Name:** lines or ## Name headings) or plain text; '-' reads standard input."""
     from ..nlp import conversation
 
+    if client:
+        _capture_transcript(app, client, source, wing, room, session_id, fmt, dry_run, as_json)
+        return
     if source == "-":
         payload = click.get_text_stream("stdin").read()
     else:
@@ -69,6 +74,31 @@ def ingest(app: App, source: str, wing: str | None, room: str | None, session_id
     with app.engine() as m, progress(2 * len(turns), "ingesting", as_json) as bar:
         result = m.ingest(payload, wing=wing, room=room, session_id=session_id, dry_run=dry_run, format=fmt, progress=bar)
     emit(result, as_json, _ingest_text)
+
+
+def _capture_text(d: dict[str, Any]) -> str:
+    if not d["new_turns"]:
+        return f"nothing new in {d['path']} (read up to byte {d['to_offset']})"
+    head = "would keep" if d["dry_run"] else "kept"
+    skipped = ", ".join(f"{k} {v}" for k, v in d["skipped"].items()) or "nothing"
+    return (f"{d['new_turns']} new turns (session {d['session_id']}, project {d['wing'] or '-'}): {head} {d['kept']} memories, "
+            f"{d['duplicates']} duplicates not stored; skipped {skipped}"
+            + (f"; {len(d['observed'])} recalled memories were used" if d["observed"] else ""))
+
+
+def _capture_transcript(app: App, client: str, source: str, wing: str | None, room: str | None, session_id: str | None,
+                        fmt: str | None, dry_run: bool, as_json: bool) -> None:
+    """A client's session file, read from where the last capture of it stopped."""
+    if room or fmt:
+        raise click.UsageError("--room and --format do not go with --from claude-code")
+    path = Path(source).expanduser()
+    if source == "-" or not path.is_file():
+        from ..errors import InvalidInput
+
+        raise InvalidInput(f"no such transcript: {source}", hint="Claude Code keeps them in ~/.claude/projects/<project>/<session-id>.jsonl")
+    with app.engine() as m:
+        result = m.capture(str(path.resolve()), source=client, wing=wing, session_id=session_id, dry_run=dry_run)
+    emit(result, as_json, _capture_text)
 
 
 def _node_line(n: dict[str, Any], mark: str = " ") -> str:
