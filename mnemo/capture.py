@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 OFFSET_KEY = "capture.offset:{source}:{path}"
 SHOWN_KEY = "capture.shown:{session}"
 SHARED_TITLE = "## Shared memories and notes"
+SHARED_DEPTH = 60
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]{3,}")
 
@@ -171,7 +172,9 @@ def project_context(
     header = count_tokens(SHARED_TITLE) + 1
     if left > header + 10:
         s = engine.settings.recall
-        found = search(engine, q, k=max(s.k, 20), heal=False)
+        # Deep enough that the project's own memories (which the project's name matches best) do
+        # not take every place: the shared ones are what is left after them.
+        found = search(engine, q, k=SHARED_DEPTH, heal=False)
         seen = set(ids)
         # Shared knowledge: the vault's notes and memories of no project; other projects' memories stay out.
         picks = [c for c in found.hits if (c.memory is None or not c.memory.wing) and (c.memory_id or c.id) not in seen]

@@ -128,7 +128,7 @@ def _session_start(payload: dict[str, Any], settings: Any, text: bool) -> HookOu
     if client is None:
         started = _start_daemon(settings)
         return HookOutcome(detail={"project": project, "daemon": "none", "started_daemon": started, "context": False})
-    result = client.project_context(project=project, session_id=payload.get("session_id") or None)
+    result = client.project_context(project=project, budget=settings.hooks.budget, session_id=payload.get("session_id") or None)
     block = result.get("context") or ""
     detail = {"project": project, "tokens": result.get("used"), "shown": len(result.get("ids") or []),
               "source": payload.get("source")}
