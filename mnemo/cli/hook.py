@@ -30,24 +30,9 @@ def _event_command(event: str, doc: str) -> None:
     @click.option("--text", is_flag=True, help="session-start: print the bare block instead of the client's JSON.")
     @pass_app
     def run(app: App, strict: bool, text: bool) -> None:
-        from ..hooks.run import HookOutcome, logger, read_stdin, run_hook
+        from ..hooks.run import main
 
-        try:
-            settings = app.settings
-        except Exception as exc:  # noqa: BLE001 - bad settings must not break the client either
-            from ..config import default_home
-
-            home = Path(app.home).expanduser() if app.home else default_home()
-            logger(home).error("%s failed: %s", event, getattr(exc, "message", exc))
-            outcome = HookOutcome(code=1 if strict else 0, stderr=f"mnemo hook {event}: {exc}\n" if strict else "")
-        else:
-            outcome = run_hook(event, read_stdin(), settings, strict=strict, text=text)
-        if outcome.stdout:
-            sys.stdout.write(outcome.stdout)
-            sys.stdout.flush()
-        if outcome.stderr:
-            sys.stderr.write(outcome.stderr)
-        sys.exit(outcome.code)
+        sys.exit(main(event, home=app.home, strict=strict, text=text, vault=app.vault, now=app.now))
 
 
 for _event, _doc in (

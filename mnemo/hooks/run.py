@@ -128,7 +128,9 @@ def _session_start(payload: dict[str, Any], settings: Any, text: bool) -> HookOu
     if client is None:
         started = _start_daemon(settings)
         return HookOutcome(detail={"project": project, "daemon": "none", "started_daemon": started, "context": False})
-    result = client.project_context(project=project, budget=settings.hooks.budget, session_id=payload.get("session_id") or None)
+    # The plain JSON call: the typed method would import the engine interface for nothing.
+    result = client.call("project_context", {"project": project, "budget": settings.hooks.budget,
+                                             "session_id": payload.get("session_id") or None})
     block = result.get("context") or ""
     detail = {"project": project, "tokens": result.get("used"), "shown": len(result.get("ids") or []),
               "source": payload.get("source")}
@@ -185,6 +187,46 @@ def _spawn_capture(settings: Any, args: dict[str, Any]) -> Any:
     if args["session_id"]:
         cmd += ["--session-id", args["session_id"]]
     return spawn_detached(cmd, settings.home / LOG_NAME, {"MNEMO_HOME": str(settings.home)})
+
+
+def main(event: str, home: str | None = None, strict: bool = False, text: bool = False, vault: str | None = None,
+         now: str | None = None) -> int:
+    """A whole hook: settings, stdin, the run, stdout and stderr; returns the exit code."""
+    try:
+        from ..config import load_settings
+
+        settings = load_settings(home=home, vault=vault, now=now)
+    except Exception as exc:  # noqa: BLE001 - bad settings must not break the client either
+        from ..config import default_home
+
+        logger(Path(home).expanduser() if home else default_home()).error("%s failed: %s", event, getattr(exc, "message", exc))
+        outcome = HookOutcome(code=1 if strict else 0, stderr=f"mnemo hook {event}: {exc}\n" if strict else "")
+    else:
+        outcome = run_hook(event, read_stdin(), settings, strict=strict, text=text)
+    if outcome.stdout:
+        sys.stdout.write(outcome.stdout)
+        sys.stdout.flush()
+    if outcome.stderr:
+        sys.stderr.write(outcome.stderr)
+    return outcome.code
+
+
+def fast_path(argv: list[str]) -> int | None:
+    """``python -m mnemo [--home H] hook EVENT [--strict] [--text]`` (what ``hook install``
+    writes) without loading the click command line: the client waits for every millisecond of
+    a hook. Any other shape returns None and goes through the full command line."""
+    home = None
+    args = list(argv)
+    while args and args[0].startswith("--home"):
+        if args[0] == "--home" and len(args) > 1:
+            home, args = args[1], args[2:]
+        elif args[0].startswith("--home="):
+            home, args = args[0].split("=", 1)[1], args[1:]
+        else:
+            return None
+    if len(args) < 2 or args[0] != "hook" or args[1] not in EVENTS or not set(args[2:]) <= {"--strict", "--text"}:
+        return None
+    return main(args[1], home=home, strict="--strict" in args, text="--text" in args)
 
 
 def read_stdin() -> bytes:
