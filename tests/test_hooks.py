@@ -262,3 +262,34 @@ def test_with_no_daemon_a_capture_is_handed_to_a_background_ingest(home: Path, p
     assert proc.wait(timeout=180) == 0
     result = json.loads([ln for ln in _log(home).splitlines() if ln.startswith("{")][-1])
     assert result["new_turns"] == 4 and result["wing"] == str(project) and result["kept"] >= 2
+
+
+LIGHT_CHECK = """
+import runpy, sys
+sys.argv = ["mnemo", *sys.argv[1:]]
+try:
+    runpy.run_module("mnemo", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+heavy = [m for m in ("numpy", "chromadb", "onnxruntime", "spacy", "torch", "sentence_transformers", "tiktoken",
+                     "mnemo.engine", "mnemo.store", "click") if m in sys.modules]
+sys.stderr.write(f"exit={code} heavy={heavy}")
+"""
+
+
+def test_the_session_start_process_is_a_light_client_of_the_daemon(daemon: Daemon, client: RemoteMnemo,
+                                                                   project: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    m = client.save("We decided that harbor keeps its job queue in PostgreSQL.", type="decision", wing=str(project)).memory
+    env = {**os.environ, "MNEMO_HOME": str(daemon.home), "MNEMO_EMBEDDING_MODEL": "hash-64"}
+    r = subprocess.run([sys.executable, "-c", LIGHT_CHECK, "--home", str(daemon.home), "hook", "session-start"],
+                       input=_payload("SessionStart", project).decode(), capture_output=True, text=True, env=env, timeout=60)
+    assert r.stderr == "exit=0 heavy=[]"  # no model stack, no store, not even the click command line
+    assert m.id[:8] in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    # any other shape (here --vault) goes through the full command line, with the same result
+    r = run_cli("--vault", str(project / "vault"), "hook", "session-start", home=daemon.home,
+                env={"MNEMO_EMBEDDING_MODEL": "hash-64"}, input=_payload("SessionStart", project).decode(), timeout=60)
+    assert r.returncode == 0 and m.id[:8] in r.stdout
