@@ -79,8 +79,7 @@ def capture(
     project = wing or state.get("wing") or (project_of(t.cwd) if t.cwd else None)
     out: dict[str, Any] = {**t.report(), "source": source, "session_id": sid, "wing": project, "dry_run": bool(dry_run),
                            "new_turns": len(t.turns), "kept": 0, "duplicates": 0, "observed": []}
-    if t.start == 0 and t.lines and not t.turns and not t.title and not any(
-            k in t.skipped for k in ("sidechain", "meta", "compact_summary", "tool_use", "tool_result")):
+    if t.start == 0 and t.lines and not t.turns and not t.title and not t.session_id:  # nothing of a session file
         raise InvalidInput(f"{abspath} has no {source} conversation lines",
                            hint="a Claude Code transcript has lines of type user, assistant and summary")
     if t.turns:

@@ -293,3 +293,22 @@ def test_the_session_start_process_is_a_light_client_of_the_daemon(daemon: Daemo
     r = run_cli("--vault", str(project / "vault"), "hook", "session-start", home=daemon.home,
                 env={"MNEMO_EMBEDDING_MODEL": "hash-64"}, input=_payload("SessionStart", project).decode(), timeout=60)
     assert r.returncode == 0 and m.id[:8] in r.stdout
+
+
+def test_a_file_that_is_not_a_claude_code_transcript_is_refused(daemon: Daemon, client: RemoteMnemo, tmp_path: Path) -> None:
+    from mnemo.errors import InvalidInput
+
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"role": "user", "content": "We use Postgres."}\n{"role": "assistant", "content": "Noted."}\n')
+    with pytest.raises(InvalidInput, match="no claude-code conversation lines"):
+        client.capture(str(chat))
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("not json\n[1]\n")
+    with pytest.raises(InvalidInput, match="not a Claude Code transcript"):
+        client.capture(str(junk))
+    # a bad line inside a transcript is counted and passed over
+    t = tmp_path / "t.jsonl"
+    t.write_bytes((FIXTURES / "session.jsonl").read_bytes() + b"{cut short by a crash\n")
+    r = client.capture(str(t), wing="/tmp/harbor")
+    assert r["bad_lines"] == 1 and r["new_turns"] == 4 and r["to_offset"] == t.stat().st_size
+    assert client.stats().memories == r["kept"]

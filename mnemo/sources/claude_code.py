@@ -112,6 +112,8 @@ def _blocks(content: Any, skipped: Counter[str], tool_text: list[str]) -> list[s
 def _line(obj: dict[str, Any], t: Transcript) -> dict[str, Any] | None:
     """The turn one line contributes, or None (counted in ``t.skipped``)."""
     kind = obj.get("type")
+    if isinstance(obj.get("sessionId"), str):
+        t.session_id = t.session_id or obj["sessionId"]
     if kind == "summary":
         if isinstance(obj.get("summary"), str):
             t.title = obj["summary"]
@@ -120,8 +122,6 @@ def _line(obj: dict[str, Any], t: Transcript) -> dict[str, Any] | None:
     if kind not in ("user", "assistant"):
         t.skipped[str(kind or "untyped")] += 1
         return None
-    if isinstance(obj.get("sessionId"), str):
-        t.session_id = t.session_id or obj["sessionId"]
     if isinstance(obj.get("cwd"), str):
         t.cwd = obj["cwd"]
     if obj.get("isSidechain"):
