@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 OFFSET_KEY = "capture.offset:{source}:{path}"
 SHOWN_KEY = "capture.shown:{session}"
 SHARED_TITLE = "## Shared memories and notes"
-SHARED_DEPTH = 60
+SHARED_DEPTH = 30
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]{3,}")
 
