@@ -34,11 +34,7 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]{3,}")
 
 
-def _readers() -> dict[str, Any]:
-    """Incremental readers: ``read(path, offset) -> Transcript`` by source name."""
-    from .sources import claude_code
-
-    return {claude_code.NAME: claude_code.read}
+INCREMENTAL = ("claude-code",)  # formats whose reader is ``read(path, offset) -> Transcript``
 
 
 def project_of(directory: str | Path) -> str:
@@ -64,15 +60,17 @@ def capture(
     dry_run: bool = False,
     final: bool = False,
 ) -> dict[str, Any]:
-    readers = _readers()
-    if source not in readers:
-        raise InvalidInput(f"no incremental reader for {source!r}", hint=f"choose one of: {', '.join(sorted(readers))}")
+    from .sources import reader
+
+    if source not in INCREMENTAL:
+        raise InvalidInput(f"no incremental reader for {source!r}", hint=f"choose one of: {', '.join(INCREMENTAL)}")
+    read = reader(source)
     if not isinstance(path, str) or not path.strip():
         raise InvalidInput("give the path of a transcript file")
     abspath = str(Path(path).expanduser().resolve())
     key = OFFSET_KEY.format(source=source, path=abspath)
     state = _load(engine.store.kv_get(key))
-    t = readers[source](abspath, int(state.get("offset", 0)))
+    t = read(abspath, int(state.get("offset", 0)))
     if t.start == 0 and state.get("offset"):
         state = {}  # the file was replaced or truncated: its lines are read again (duplicates are not stored twice)
     sid = session_id or t.session_id or state.get("session_id")

@@ -33,6 +33,13 @@ from mnemo.client import RemoteMnemo
 from mnemo.daemon.process import start_daemon, stop_daemon
 
 PROJECTS = 10
+NO_JOBS = {f"MNEMO_DAEMON_{j.upper()}_INTERVAL": "0" for j in ("activity", "promote", "gc", "enrich", "dashboard", "dream")}
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def hook_wall(event: str, payload: dict[str, object], env: dict[str, str]) -> tuple[float, str]:
@@ -78,7 +85,9 @@ def main() -> None:
         projects.append(p)
     env = {**os.environ, "MNEMO_HOME": str(home), "MNEMO_EMBEDDING_MODEL": args.model, "HF_HUB_OFFLINE": "1",
            "MNEMO_HOOKS_START_DAEMON": "0", "MNEMO_HOOKS_CAPTURE_FALLBACK": "0"}
-    os.environ.update({k: env[k] for k in ("MNEMO_EMBEDDING_MODEL", "HF_HUB_OFFLINE")})
+    # Scheduled jobs off: the daemon's CPU time below is then the hooks' alone.
+    env.update(NO_JOBS)
+    os.environ.update({k: env[k] for k in ("MNEMO_EMBEDDING_MODEL", "HF_HUB_OFFLINE", *NO_JOBS)})
     out: dict[str, object] = {"memories": args.n, "model": args.model}
     start_daemon(home, timeout=600)
     client = RemoteMnemo.connect(home)
@@ -101,12 +110,15 @@ def main() -> None:
         cwd.mkdir()
         start = {"session_id": "bench-start", "transcript_path": str(tmp / "none.jsonl"), "cwd": str(cwd),
                  "hook_event_name": "SessionStart", "source": "startup"}
+        pid = client.endpoint.pid
         api = []
+        d0 = cpu_s(pid)
         for _ in range(args.runs):  # the daemon's part alone
             t0 = time.perf_counter()
             client.call("project_context", {"project": str(projects[3]), "session_id": "bench-api"})
             api.append((time.perf_counter() - t0) * 1000)
-        out["project_context_api_ms"] = {"p50": round(pct(api, 50), 1), "p95": round(pct(api, 95), 1)}
+        out["project_context_api_ms"] = {"p50": round(pct(api, 50), 1), "p95": round(pct(api, 95), 1),
+                                         "daemon_cpu_mean": round((cpu_s(pid) - d0) * 1000 / args.runs, 1)}
         walls, cpus, tokens = [], [], []
         for _ in range(args.runs):
             before = os.times()
@@ -152,8 +164,9 @@ def main() -> None:
     print(f"  `mnemo hook session-start` process   p50 {s['p50']:.0f} ms   p95 {s['p95']:.0f} ms   max {s['max']:.0f} ms"
           f"   ({s['runs']} runs; target p95 < 300 ms: {'met' if s['p95'] < 300 else 'NOT met'})")
     cpu, api = out["session_start_cpu_ms"], out["project_context_api_ms"]
-    print(f"  ... its CPU time                     p50 {cpu['p50']:.0f} ms   p95 {cpu['p95']:.0f} ms   (the wall time on an idle machine)")
-    print(f"  ... of which the daemon's part       p50 {api['p50']:.0f} ms   p95 {api['p95']:.0f} ms   (project_context through the API)")
+    print(f"  ... the hook process's own CPU time  p50 {cpu['p50']:.0f} ms   p95 {cpu['p95']:.0f} ms")
+    print(f"  ... the daemon's part (the request)  p50 {api['p50']:.0f} ms   p95 {api['p95']:.0f} ms   wall;"
+          f" {api['daemon_cpu_mean']:.0f} ms of the daemon's CPU per request")
     print(f"  block printed                        {out['session_start_block_chars']} characters")
     print(f"  `mnemo hook session-end` process     {out['session_end_ms']:.0f} ms   "
           f"(target < 300 ms: {'met' if out['session_end_ms'] < 300 else 'NOT met'})")

@@ -19,11 +19,13 @@ from mnemo.hooks.run import LOG_NAME, run_hook
 from mnemo.nlp.tokens import count_tokens
 from mnemo.sources import claude_code
 
+from . import test_daemon_api as api
 from .conftest import T0, run_cli
 
+daemon, client = api.daemon, api.client  # the same real daemon (in this process) and its client
 FIXTURES = Path(__file__).parent / "claude_code"
 SESSION = "5c0ffee0-1111-4a2b-9c3d-000000000001"
-NO_JOBS = {f"daemon.{j}_interval": 0 for j in ("activity", "promote", "gc", "enrich", "dashboard", "dream")}
+NO_JOBS = api.NO_JOBS
 QUIET = {"hooks.start_daemon": False, "hooks.capture_fallback": False}
 
 
@@ -37,23 +39,6 @@ def project(tmp_path: Path) -> Path:
     (root / ".git").mkdir(parents=True)
     (root / "workers").mkdir()
     return root
-
-
-@pytest.fixture
-def daemon(home: Path):
-    d = Daemon(_settings(home), clock=Clock(T0, running=True))
-    d.open()
-    d.start_threads()
-    yield d
-    d.request_stop("test over")
-    d.shutdown()
-
-
-@pytest.fixture
-def client(daemon: Daemon) -> RemoteMnemo:
-    c = RemoteMnemo.connect(daemon.home)
-    assert c is not None
-    return c
 
 
 def _payload(event: str, cwd: Path, transcript: Path | None = None, **extra: object) -> bytes:

@@ -38,10 +38,17 @@ def _ingest_text(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _input_formats() -> list[str]:
+    from ..sources import names
+
+    return names()
+
+
 @cli.command()
 @click.argument("source", metavar="FILE")
-@click.option("--from", "client", type=click.Choice(["claude-code"]),
-              help="FILE is this client's session transcript: read incrementally (only lines not read before).")
+@click.option("--from", "client", type=click.Choice(_input_formats()),
+              help="FILE is in this tool's format (the registry in mnemo.sources). claude-code: a session "
+                   "transcript, read incrementally (only the lines not read before).")
 @click.option("--wing", help="Namespace for the memories, e.g. a project.")
 @click.option("--room", help="Sub-namespace within the wing.")
 @click.option("--session-id", help="The conversation's session (default: derived from its text).")
