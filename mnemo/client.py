@@ -23,7 +23,7 @@ from typing import Any
 
 from .daemon.endpoint import Endpoint, read_endpoint
 from .errors import DaemonError, MnemoError, error_from_dict
-from .wire import annotation_of, bind_arguments, decode, dumps
+from .wire import NOW_HEADER, annotation_of, bind_arguments, decode, dumps
 
 NDJSON = "application/x-ndjson"
 
@@ -40,6 +40,7 @@ class RemoteMnemo:
         self.timeout = timeout
         self.home = Path(endpoint.home)
         self._methods: dict[str, Callable[..., Any]] = {}
+        self.clock: Any = None  # a clock.Clock: the caller's own time, sent with every operation
 
     # -- connecting ---------------------------------------------------------------------------
     @classmethod
@@ -113,7 +114,7 @@ class RemoteMnemo:
         method.__doc__ = target.__doc__
         return method
 
-    def call(self, op: str, kwargs: dict[str, Any] | None = None, progress: Callable[[int], Any] | None = None) -> Any:
+    def call(self, op: str, kwargs: dict[str, Any] | None = None, progress: Callable[..., Any] | None = None) -> Any:
         """Call one operation; returns its plain JSON result."""
         return self._request("POST", f"/v1/{op}", kwargs or {}, progress=progress, op=op)
 
@@ -175,7 +176,7 @@ class RemoteMnemo:
         method: str,
         path: str,
         body: dict[str, Any] | None = None,
-        progress: Callable[[int], Any] | None = None,
+        progress: Callable[..., Any] | None = None,
         op: str | None = None,
         timeout: float | None = None,
     ) -> Any:
@@ -190,6 +191,8 @@ class RemoteMnemo:
         ]
         if body is not None:
             head.append("Content-Type: application/json")
+        if self.clock is not None and self.clock.fixed and op is not None:
+            head.append(f"{NOW_HEADER}: {self.clock.now()!r}")
         what = f"`{op}`" if op else path
         try:
             sock = socket.create_connection((ep.host, ep.port), timeout=timeout or self.timeout)
@@ -225,7 +228,7 @@ class RemoteMnemo:
         return decoded["result"] if isinstance(decoded, dict) and "result" in decoded else decoded
 
     @staticmethod
-    def _read_stream(reader: Any, progress: Callable[[int], Any]) -> Any:
+    def _read_stream(reader: Any, progress: Callable[..., Any]) -> Any:
         """NDJSON: ``{"progress": n}`` lines, then one ``{"result": ...}`` or error line."""
         while True:
             line = reader.readline()
@@ -235,7 +238,10 @@ class RemoteMnemo:
                 continue
             msg = json.loads(line)
             if "progress" in msg:
-                progress(int(msg["progress"]))
+                if msg.get("stage"):  # what the daemon is doing (``mnemo.progress``)
+                    progress(int(msg["progress"]), str(msg["stage"]))
+                else:
+                    progress(int(msg["progress"]))
             elif "result" in msg:
                 return msg["result"]
             elif "error" in msg:

@@ -60,6 +60,12 @@ def iso(ts: float | None) -> str | None:
     return datetime.fromtimestamp(ts, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
+def note_time(ts: float) -> str:
+    """A time as a note's property shows it: ISO 8601 UTC to the second (``2026-03-02T09:00:00Z``,
+    NOTE-FORMAT.md). Microseconds are noise to a person reading the properties."""
+    return datetime.fromtimestamp(ts, tz=UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
 def day_of(ts: float) -> str:
     """The activity-day key (UTC calendar date) of a timestamp."""
     return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d")

@@ -23,14 +23,15 @@ def open_engine(settings: Settings, clock: Clock | None = None, embedder: Any = 
     ``use_daemon=False`` (or an explicit embedder, as tests pass) forces in-process."""
     from .client import RemoteMnemo
 
+    if clock is None and settings.now:
+        clock = Clock(parse_time(settings.now))
     if use_daemon and embedder is None:
         remote = RemoteMnemo.connect(settings.home)
         if remote is not None:
+            remote.clock = clock  # the daemon runs each of our calls at our time
             return remote
     from .engine import Mnemo
 
-    if clock is None and settings.now:
-        clock = Clock(parse_time(settings.now))
     for attempt in range(2):
         try:
             engine = Mnemo(settings, clock=clock, embedder=embedder)
@@ -38,6 +39,7 @@ def open_engine(settings: Settings, clock: Clock | None = None, embedder: Any = 
         except LockedError:
             remote = _wait_for_starting_daemon(settings) if use_daemon and embedder is None else None
             if remote is not None:
+                remote.clock = clock
                 return remote
             from .lock import OwnerLock
 

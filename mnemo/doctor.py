@@ -24,6 +24,9 @@ Each check looks at one structure and can repair it from the truth:
   person's call, and mnemo never rewrites a note to decide it).
 - ``permissions``: nothing mnemo keeps in ``MNEMO_HOME`` is open to other accounts (``security``);
   other files a person keeps there are left alone.
+- ``properties``: every promoted memory's note has frontmatter that parses. A person who broke
+  the YAML of a promoted note gets the file, the parser's message and the fix; there is no
+  repair (mnemo never rewrites a note it cannot read: the fix is the person's).
 
 Opening the vector index already repairs what a crash left (``index.recover``: missing and
 orphan vectors, stale metadata, notes that lost chunk vectors, an unreadable Chroma folder), so
@@ -44,6 +47,42 @@ if TYPE_CHECKING:
 HOT = ("active", "promoted", "archived")
 SAMPLE = 10
 CHUNKS = "chunks"
+
+
+def broken_properties(engine: Mnemo) -> list[dict[str, str]]:
+    """Promoted memories whose note's frontmatter does not parse: ``{path, memory_id, error}``.
+    Cheap enough for ``daemon status``: only notes whose index row no longer names their memory,
+    or whose file changed since it was indexed, are read."""
+    vault = _vault(engine)
+    if vault is None:
+        return []
+    from .vault.parse import parse_note
+
+    rows = engine.store.query(
+        "SELECT m.id, m.note_path, n.mnemo_id, n.mtime, n.size FROM memories m "
+        "LEFT JOIN notes n ON n.path = m.note_path WHERE m.status = 'promoted' AND m.note_path IS NOT NULL")
+    out: list[dict[str, str]] = []
+    for mid, rel, owner, mtime, size in rows:
+        path = vault / rel
+        try:
+            st = path.stat()
+            if owner == mid and st.st_mtime == mtime and st.st_size == size:
+                continue
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue  # a missing note is the watcher's and the reconcile's business
+        error = parse_note(rel, text).fm_error
+        if error:
+            out.append({"path": rel, "memory_id": mid, "error": error})
+    return sorted(out, key=lambda d: d["path"])
+
+
+def find_property_problems(engine: Mnemo) -> dict[str, list[str]]:
+    return {"broken_yaml": [f"{b['path']}: {b['error']}" for b in broken_properties(engine)]}
+
+
+def repair_properties(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+    return {}  # the person's YAML, the person's fix: mnemo never rewrites a note it cannot read
 
 
 @dataclass
@@ -302,13 +341,19 @@ CHECKS: list[Check] = [
     Check("links", "every link stored both ways", find_link_problems, repair_links),
     Check("claims", "no note claimed by two memories, no mnemo_id in two notes", find_claim_problems, repair_claims),
     Check("permissions", "nothing in MNEMO_HOME open to other accounts", find_permission_problems, repair_permissions),
+    Check("properties", "every promoted note's frontmatter parses", find_property_problems, repair_properties),
 ]
 
 HINTS = {
     "mnemo_id_in_several_notes": "a copied note keeps its mnemo_id: delete the copy, or remove mnemo_id from its "
     "frontmatter (mnemo never rewrites a note to decide which one is the real one)",
     "note_shared_by_memories": "the note's mnemo_id names none of the memories: set it to the one that owns the note",
+    "broken_yaml": "fix the properties (the YAML between the two --- lines) of each note listed, in Obsidian or a "
+    "text editor, where the message points; mnemo never rewrites a note it cannot read, and takes it up again "
+    "once it parses (or run `mnemo vault index`)",
 }
+# Problems whose sample is worth printing in full: the person has to act on each one.
+SHOWN = {"broken_yaml", "mnemo_id_in_several_notes"}
 
 
 def run_checks(engine: Mnemo, repair: bool = False) -> dict[str, Any]:

@@ -104,6 +104,7 @@ class Mnemo:
         from .index.deferred import DeferredMetadata
 
         self.deferred_meta = DeferredMetadata()
+        self._call_time = threading.local()  # a caller's own "now", for one call on one thread (``at``)
 
     # -- opening and closing ----------------------------------------------------------------
     @classmethod
@@ -153,7 +154,23 @@ class Mnemo:
         self.close()
 
     def now(self) -> float:
-        return self.clock.now()
+        t = getattr(self._call_time, "t", None)
+        return self.clock.now() if t is None else t
+
+    @contextmanager
+    def at(self, now: float | str | None) -> Iterator[None]:
+        """Run what happens inside at the time ``now`` (``--now``/``MNEMO_NOW`` of one caller),
+        on this thread only: the engine's own clock never moves, so a daemon serving several
+        clients and its scheduler keep their time while one request runs at another."""
+        if now is None:
+            yield
+            return
+        previous = getattr(self._call_time, "t", None)
+        self._call_time.t = parse_time(now)
+        try:
+            yield
+        finally:
+            self._call_time.t = previous
 
     # -- lazy heavy parts -------------------------------------------------------------------
     @property
@@ -227,6 +244,11 @@ class Mnemo:
         if unknown:
             raise InvalidInput(f"{where}unknown field(s): {', '.join(sorted(unknown))}", hint=f"known: {', '.join(sorted(_SAVE_FIELDS))}")
         content = item.get("content", item.get("text"))
+        if content is not None and not isinstance(content, str):
+            kind = {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+                type(content), type(content).__name__)
+            raise InvalidInput(f"{where}content must be text, not {kind} ({json.dumps(content, default=str)[:40]})",
+                               hint='give the text of the memory as a string, e.g. "content": "..."')
         if not isinstance(content, str) or not content.strip():
             raise InvalidInput(f"{where}content is empty", hint="give the text of the memory")
         size = len(content.encode("utf-8", errors="surrogatepass"))
@@ -592,7 +614,27 @@ class Mnemo:
                 return found[0]
             if len(found) > 1:
                 raise InvalidInput(f"id prefix {memory_id!r} is ambiguous", hint="give more characters of the id")
+        note = self._note_of_handle(memory_id)
+        if note is not None:
+            path, owner = note
+            if owner and self.store.get_memory(owner) is not None:
+                return owner  # a passage of a promoted note: its memory
+            raise NotFound(f"{memory_id!r} is the note {path}, not a memory",
+                           hint=f"read it with `mnemo note show \"{path}\"`; a person's note is recalled, never touched or changed")
         raise NotFound(f"no memory with id {memory_id!r}", hint="`mnemo list` shows the ids")
+
+    def _note_of_handle(self, handle: str) -> tuple[str, str | None] | None:
+        """(path, mnemo_id) of the note a recall hit named: a passage id (``<note uid>:<n>``, or
+        the first 8+ characters of it as the CLI prints them) or the note's path."""
+        rows = self.store.query("SELECT n.path, n.mnemo_id FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?",
+                                (handle,))
+        if not rows and len(handle) >= 8 and all(ch in "0123456789abcdef" for ch in handle):
+            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE uid LIKE ? || '%' LIMIT 2", (handle,))
+            if len(rows) > 1:
+                raise InvalidInput(f"id prefix {handle!r} is ambiguous", hint="give more characters of the id")
+        if not rows:
+            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE path = ? OR path = ? || '.md'", (handle, handle))
+        return (rows[0][0], rows[0][1]) if rows else None
 
     def get(self, memory_id: str) -> Memory:
         m = self.store.get_memory(self.resolve_id(memory_id))
@@ -634,10 +676,9 @@ class Mnemo:
         then carries its render mode); ``session_id`` is recorded with the uses when touching."""
         from .recall.pipeline import recall
 
-        if now is not None:
-            self.clock = Clock(parse_time(now))
-        return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier,
-                      session_id=session_id, budget=budget, **filters)
+        with self.at(now):  # this call only: the engine's clock stays where it is
+            return recall(self, query, k=k or self.settings.recall.k, touch=touch, intent=intent, tier=tier,
+                          session_id=session_id, budget=budget, **filters)
 
     def context(
         self,

@@ -20,6 +20,10 @@ from .models import _typed
 
 _NO_HINT = object()
 
+# The header that carries a caller's own time (``--now``/``MNEMO_NOW``) with one request: the
+# daemon runs that request at it without moving its own clock.
+NOW_HEADER = "X-Mnemo-Now"
+
 
 def to_jsonable(value: Any) -> Any:
     """Plain JSON data for a result or an argument."""

@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,3 +104,18 @@ def invoke_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, st
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@contextmanager
+def serving(settings: Any) -> Iterator[Any]:
+    """A real daemon, in-process, on a loopback port, its clock starting at T0 and running on."""
+    from mnemo.daemon.server import Daemon
+
+    d = Daemon(settings, clock=Clock(T0, running=True))
+    d.open()
+    d.start_threads()
+    try:
+        yield d
+    finally:
+        d.request_stop("test over")
+        d.shutdown()

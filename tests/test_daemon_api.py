@@ -95,8 +95,9 @@ def test_bad_requests_get_clear_errors(daemon: Daemon) -> None:
     assert status == 404 and body["code"] == "not_found"
     status, body = _raw(daemon, "GET", "/v1/save")
     assert status == 400 and "POST" in body["message"]
-    status, body = _raw(daemon, "POST", "/v1/recall", json.dumps({"query": "x", "now": "2030-01-01"}).encode())
-    assert status == 400 and "own clock" in body["message"]
+    status, body = _raw(daemon, "POST", "/v1/recall", json.dumps({"query": "x"}).encode(),
+                        headers={"X-Mnemo-Now": "yesterday"})
+    assert status == 400 and "ISO-8601" in body["message"]
     status, body = _raw(daemon, "POST", "/v1/import_jsonl", json.dumps({"path": "x", "progress": 1}).encode())
     assert status == 400 and "stream" in body["message"]
 

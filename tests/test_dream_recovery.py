@@ -238,7 +238,7 @@ def test_dream_cli_plans_applies_and_reviews(template, tmp_path: Path, monkeypat
         monkeypatch.setenv(key, value)
     code, out, _ = _cli(capsys, "dream", "--dry-run", "--steps", "merge,split", "--json")
     plan = json.loads(out)
-    assert code == 0 and plan["dry_run"] and {op["kind"] for op in plan["ops"]} == {"merge", "split"}
+    assert code == 0 and plan["dry_run"] and {op["kind"] for op in plan["ops"]} == {"merge", "split", "report"}
     code, out, _ = _cli(capsys, "dream", "--steps", "merge")
     assert code == 0 and "applied 2 of 2 operations" in out and "report: Dreams/" in out
     code, out, _ = _cli(capsys, "dream", "review", "--json")

@@ -199,7 +199,7 @@ def test_dry_run_leaves_store_and_vault_byte_identical(mind, vault: Path) -> Non
     assert hashlib.sha256((mind.home / "mnemo.db").read_bytes()).hexdigest() == before_home["mnemo.db"]
     # The same plan is what a real run applies.
     applied = mind.dream()
-    assert [(o["kind"], o["key"]) for o in applied["ops"] if o["kind"] != "report"] == [(o["kind"], o["key"]) for o in plan["ops"]]
+    assert [(o["kind"], o["key"]) for o in applied["ops"]] == [(o["kind"], o["key"]) for o in plan["ops"]]
     assert applied["run_id"] == plan["run_id"]
 
 

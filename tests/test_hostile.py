@@ -96,7 +96,7 @@ JSONL = {
     "array-line": Jsonl(b'["content", "x"]\n', 1, "expected a JSON object, got list"),
     "scalar-line": Jsonl(b"42\n", 1, "expected a JSON object, got int"),
     "unknown-field": Jsonl(_line({"content": "x", "colour": "red"}), 1, "unknown field(s): colour"),
-    "content-not-text": Jsonl(_line({"content": 12}), 1, "line 1: content is empty"),
+    "content-not-text": Jsonl(_line({"content": 12}), 1, "line 1: content must be text, not a number (12)"),
     "content-oversize": Jsonl(_line({"content": "x" * 70000}), 1, "the limit is 65536 (64 KiB)"),
     "tags-object": Jsonl(_line({"content": "x", "tags": {"a": 1}}), 1, "tags must be a list of strings"),
     "importance-text": Jsonl(_line({"content": "x", "importance": "high"}), 1, "importance must be a number from 0 to 1"),

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import click
 
 from . import App, cli
-from .output import emit, progress, short
+from .output import emit, key_values, progress, short
 
 pass_app = click.make_pass_decorator(App)
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON (stdout carries only the payload).")
@@ -47,7 +47,7 @@ def init(app: App, vault_opt: str | None, as_json: bool) -> None:
         app.vault = vault_opt
         app._settings = None
     result = init_home(app.settings)
-    emit(result, as_json, lambda r: "\n".join(f"{k}: {v}" for k, v in r.items()))
+    emit(result, as_json, key_values)
 
 
 @cli.command()
@@ -89,6 +89,15 @@ def save(app: App, text: str, tags: tuple[str, ...], mtype: str | None, wing: st
          + (f"; near-duplicate of {d['duplicate_of']}" if d["duplicate_of"] else ""))
 
 
+def _handle(h) -> str:  # noqa: ANN001
+    """What to pass to `show`/`touch` for a hit: a memory's short id; for a passage of a note,
+    its memory's short id when mnemo owns the note, else the passage id (``show`` shows the note)."""
+    owner = (h.meta or {}).get("mnemo_id") if h.tier == "ltm" else None
+    if owner and ":" not in owner:
+        return owner[:8]
+    return h.id[:8] if h.tier != "ltm" else h.id
+
+
 def _hits_text(hits) -> str:  # noqa: ANN001
     if not hits:
         return "no memories found"
@@ -99,7 +108,7 @@ def _hits_text(hits) -> str:  # noqa: ANN001
         if h.rendered is not None:  # packed into a budget: show what the budget allowed
             rows.append(f"{i:>2}. {h.score:.4f} {h.mode:<11} {h.tokens:>4}t{mark}  {h.rendered}")
         else:
-            rows.append(f"{i:>2}. {h.score:.4f} {h.id[:8]} {h.tier}{mark}{where}  {short(h.content, 90)}")
+            rows.append(f"{i:>2}. {h.score:.4f} {_handle(h)} {h.tier}{mark}{where}  {short(h.content, 90)}")
     return "\n".join(rows)
 
 
@@ -136,9 +145,19 @@ def recall(app: App, query: str, k: int | None, intent: str | None, tier: str, m
 @json_opt
 @pass_app
 def show(app: App, memory_id: str, as_json: bool) -> None:
-    """Show one memory."""
+    """Show one memory (or, given a note's passage id or path from `recall`, that note)."""
+    from ..errors import NotFound
+
     with app.engine() as m:
-        mem = m.get(memory_id)
+        try:
+            mem = m.get(memory_id)
+        except NotFound as exc:
+            if "not a memory" not in exc.message:
+                raise
+            from .vault import _note_text
+
+            emit(m.read_note(memory_id), as_json, _note_text)  # a recall hit's handle for a person's note
+            return
     emit(mem, as_json, _memory_text)
 
 
@@ -236,7 +255,7 @@ def stats(app: App, as_json: bool) -> None:
     """Counts of memories, links, uses and notes."""
     with app.engine() as m:
         s = m.stats()
-    emit(s, as_json, lambda x: "\n".join(f"{k}: {v}" for k, v in x.to_dict().items()))
+    emit(s, as_json, lambda x: key_values(x.to_dict()))
 
 
 @cli.group()

@@ -33,10 +33,22 @@ def run(app: App, background: bool) -> None:
 @json_opt
 @pass_app
 def start(app: App, timeout: float | None, as_json: bool) -> None:
-    """Start the daemon in the background; returns once it answers."""
+    """Start the daemon in the background; returns once it answers. If one already runs for
+    this home, says so and exits 0 (the daemon wanted is there), unless it serves another vault."""
+    from ..client import RemoteMnemo
     from ..daemon.process import start_daemon
+    from ..errors import LockedError
 
     s = app.settings
+    running = RemoteMnemo.connect(s.home)
+    if running is not None:
+        ep = running.endpoint
+        if s.vault is not None and ep.vault is not None and str(s.vault) != ep.vault:
+            raise LockedError(f"a mnemo daemon already runs for {s.home} (pid {ep.pid}) with the vault {ep.vault}, not {s.vault}",
+                              hint="`mnemo daemon stop`, then start it again with the vault you want")
+        info = {"pid": ep.pid, "url": ep.url, "already_running": True, "log": str(s.home / "daemon.log")}
+        emit(info, as_json, lambda d: f"a mnemo daemon is already running for {s.home} (pid {d['pid']}, {d['url']}); nothing to do")
+        return
     info = start_daemon(s.home, vault=s.vault, now=s.now, timeout=timeout or s.daemon.start_timeout)
     emit(info, as_json, lambda d: f"daemon started (pid {d['pid']}, {d['url']}); log: {d['log']}")
 
@@ -73,6 +85,11 @@ def _status_text(d: dict[str, Any]) -> str:
     for j in d.get("jobs", []):
         every = f"{j['interval']:.0f}s" if j["enabled"] else "off"
         lines.append(f"          {j['name']:<11} {every:<10} {j['last_run'] or '-':<26} {j['next_run'] or '-':<26} {j['last_status'] or '-'}")
+    broken = d.get("broken_notes") or []
+    if broken:
+        lines.append(f"broken    {len(broken)} promoted note(s) whose properties do not parse:")
+        lines += [f"          {b['path']}: {b['error']}" for b in broken]
+        lines.append(f"          fix: {broken[0]['fix']}")
     return "\n".join(lines)
 
 

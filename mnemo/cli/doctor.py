@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..doctor import SHOWN
 from . import App, cli
 from .output import emit
 
@@ -19,7 +20,10 @@ def _text(report: dict[str, Any]) -> str:
     for name, c in report["checks"].items():
         state = "ok" if c["ok"] else "PROBLEMS: " + ", ".join(f"{k} {n}" for k, n in c["problems"].items())
         lines.append(f"{name:<10} {state}")
-        lines += [f"           {kind}: {hint}" for kind, hint in c.get("hints", {}).items()]
+        for kind, hint in c.get("hints", {}).items():
+            if kind in SHOWN:
+                lines += [f"           {item}" for item in c["sample"].get(kind, [])]
+            lines.append(f"           {kind}: {hint}")
     for name, done in report.get("repaired", {}).items():
         lines.append(f"repaired {name}: " + ", ".join(f"{k} {v}" for k, v in done.items()))
     lines.append("clean" if report["ok"] else "not clean: run `mnemo doctor --repair`")

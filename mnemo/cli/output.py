@@ -22,6 +22,21 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+def plain(value: Any) -> str:
+    """A value as a person reads it: lists comma-separated, mappings as ``key n``, never a
+    Python repr (``[]``, ``{}``, quotes)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {plain(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, list | tuple | set):
+        return ", ".join(plain(v) for v in value) or "none"
+    return "-" if value is None else str(value)
+
+
+def key_values(data: dict[str, Any]) -> str:
+    """``key: value`` lines for a flat report (``init``, ``stats``)."""
+    return "\n".join(f"{k}: {plain(v)}" for k, v in data.items())
+
+
 def emit(data: Any, as_json: bool, text: Callable[[Any], str] | str | None = None) -> None:
     if as_json:
         click.echo(json.dumps(to_jsonable(data), ensure_ascii=False, default=str))
@@ -41,7 +56,8 @@ def progress(total: int, label: str, as_json: bool) -> Iterator[Callable[[int], 
     if as_json or not sys.stderr.isatty() or total <= 0:
         yield None
         return
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+    # progress(0, step) names a step that takes a while (``mnemo.progress``): shown beside the bar.
+    with click.progressbar(length=total, label=label, file=sys.stderr, item_show_func=lambda step: step) as bar:
         yield bar.update
 
 

@@ -6,7 +6,8 @@ address are refused unless ``daemon.allow_remote`` is set. Operations are ``POST
 with a JSON object of keyword arguments, answered ``{"result": ...}`` or with an error body
 (``MnemoError.to_dict()``) and the error's HTTP status. With ``Accept: application/x-ndjson``
 an operation that reports progress streams ``{"progress": n}`` lines before its final
-``{"result": ...}`` (or error) line. docs/API.md documents the whole surface.
+``{"result": ...}`` (or error) line. An ``X-Mnemo-Now`` header runs that one request at the
+caller's time (``--now``). docs/API.md documents the whole surface.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import logging
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
+from ..clock import parse_time
 from ..errors import AuthError, InvalidInput, MnemoError, NotFound, StorageError
-from ..wire import dumps
+from ..wire import NOW_HEADER, dumps
 
 if TYPE_CHECKING:
     from .server import Daemon
@@ -173,9 +175,12 @@ class Handler(BaseHTTPRequestHandler):
     def _operation(self, op: str) -> None:
         app = self.server.app
         kwargs = self._body()
+        now = self.headers.get(NOW_HEADER) or None  # the caller's --now, for this request only
+        if now is not None:
+            parse_time(now)  # a bad time is refused before anything runs
         stream = NDJSON in self.headers.get("Accept", "") and app.reports_progress(op)
         if not stream:
-            self._send_json(200, {"result": app.call(op, kwargs)})
+            self._send_json(200, {"result": app.call(op, kwargs, now=now)})
             return
         # Streamed: the status line goes out before the work starts, so errors travel in-band.
         self.send_response(200)
@@ -188,7 +193,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         try:
-            result = app.call(op, kwargs, progress=lambda n: line({"progress": n}))
+            def progress(n: int, step: str | None = None) -> None:
+                line({"progress": n, "stage": step} if step else {"progress": n})
+
+            result = app.call(op, kwargs, progress=progress, now=now)
         except MnemoError as exc:
             line({**exc.to_dict(), "status": exc.http_status})
             return

@@ -42,6 +42,10 @@ class Job:
     action: Callable[[], Any]
     about: str = ""
     first_after: float = 0.0  # a job that never ran first runs this long after it was first scheduled
+    # Due early, at most every ``early_gap`` seconds, when ``changed(last_run)`` says its output is
+    # out of date (the dashboard: a note that says "0 memories" for an hour after an import is wrong).
+    changed: Callable[[float], bool] | None = None
+    early_gap: float = 60.0
 
     @property
     def enabled(self) -> bool:
@@ -74,6 +78,7 @@ class Scheduler:
         self.runner = runner or (lambda fn: fn())
         self.last_status: dict[str, dict[str, Any]] = {}
         self.running: str | None = None
+        self._checked: dict[str, float] = {}  # when each job's ``changed`` was last asked
 
     @staticmethod
     def _key(name: str) -> str:
@@ -106,9 +111,22 @@ class Scheduler:
         out = []
         for job in self.jobs.values():
             nxt = self.next_run(job, now)
-            if nxt is not None and nxt <= now:
+            if nxt is not None and (nxt <= now or self._changed_since_last_run(job, now)):
                 out.append(job)
         return out
+
+    def _changed_since_last_run(self, job: Job, now: float) -> bool:
+        last = self.last_run(job.name)
+        if job.changed is None or last is None or now - last < job.early_gap:
+            return False
+        if now - self._checked.get(job.name, float("-inf")) < job.early_gap:
+            return False
+        self._checked[job.name] = now
+        try:
+            return bool(job.changed(last))
+        except Exception:  # noqa: BLE001 - the regular schedule still runs it
+            log.exception("checking whether %s is out of date failed", job.name)
+            return False
 
     def run(self, job: Job) -> dict[str, Any]:
         """Run one job now, journal it and record its last run. Never raises."""
@@ -240,6 +258,12 @@ def lifecycle_jobs(engine: Mnemo, scheduler_last_run: Callable[[str], float | No
         _needs_vault(engine)
         return {"note": _engine_call(engine, "dashboard")}
 
+    def store_changed(since: float) -> bool:
+        """A memory saved, used or changed, or a note promoted or demoted, since ``since``."""
+        return bool(engine.store.query(
+            "SELECT EXISTS(SELECT 1 FROM memories WHERE updated_at > ? OR created_at > ?) "
+            "OR EXISTS(SELECT 1 FROM vault_log WHERE at > ?)", (since, since, since))[0][0])
+
     def dream() -> Any:
         return _engine_call(engine, "dream", dry_run=False)
 
@@ -248,7 +272,8 @@ def lifecycle_jobs(engine: Mnemo, scheduler_last_run: Callable[[str], float | No
         Job("promote", d.promote_interval, promote, "promote eligible memories into notes"),
         Job("gc", d.gc_interval, gc, "forget (archive) and cold-store faded memories"),
         Job("enrich", d.enrich_interval, enrich, "entities and links for memories saved in bulk"),
-        Job("dashboard", d.dashboard_interval, dashboard, "refresh the dashboard note"),
+        Job("dashboard", d.dashboard_interval, dashboard, "refresh the dashboard note (within a minute of a change)",
+            changed=store_changed),
         # The dream cycle first runs one interval after the first start, not on a fresh home.
         Job("dream", d.dream_interval, dream, "the dream cycle", first_after=d.dream_interval),
     ]

@@ -287,8 +287,11 @@ class Daemon:
         except MnemoError:
             return False
 
-    def call(self, op: str, kwargs: dict[str, Any], progress: Callable[[int], None] | None = None) -> Any:
-        """Run one engine operation under the operation lock; returns its JSON form."""
+    def call(self, op: str, kwargs: dict[str, Any], progress: Callable[..., None] | None = None,
+             now: float | str | None = None) -> Any:
+        """Run one engine operation under the operation lock; returns its JSON form. ``now`` is
+        the caller's time (``--now``/``MNEMO_NOW``, sent as the ``X-Mnemo-Now`` header): the
+        operation runs at it, and the daemon's own clock (its scheduler's) does not move."""
         with self._counts_lock:
             self.requests += 1
         if self.stopping.is_set():
@@ -298,20 +301,24 @@ class Daemon:
             kwargs = self._arguments(method, op, kwargs)
             if progress is not None:
                 kwargs["progress"] = self._guarded_progress(progress)
+            call_time = parse_time(now) if now is not None else None
             with self._operation(op):
-                result = method(**kwargs)
+                assert self.engine is not None
+                with self.engine.at(call_time):
+                    result = method(**kwargs)
             return to_jsonable(result)
         except MnemoError:
             with self._counts_lock:
                 self.errors += 1
             raise
 
-    def _guarded_progress(self, emit: Callable[[int], None]) -> Callable[[int], None]:
+    def _guarded_progress(self, emit: Callable[..., None]) -> Callable[..., None]:
         """Progress is reported after each committed chunk: the safe point to stop at when the
-        daemon is asked to stop (or the client hung up: the write fails and stops the work)."""
+        daemon is asked to stop (or the client hung up: the write fails and stops the work).
+        ``progress(0, step)`` names what is happening (``mnemo.progress``)."""
 
-        def progress(n: int) -> None:
-            emit(n)
+        def progress(n: int, step: str | None = None) -> None:
+            emit(n, step)
             if self.stopping.is_set():
                 raise DaemonError("the daemon was stopped; the work stopped after the last acknowledged chunk",
                                   hint="start it again and repeat the rest")
@@ -326,11 +333,6 @@ class Daemon:
 
         if "progress" in kwargs:
             raise InvalidInput("progress cannot be sent; ask for a stream with `Accept: application/x-ndjson`")
-        if kwargs.get("now") is not None:
-            # An engine call with `now` resets the engine's clock; the daemon's clock drives the
-            # scheduler and every client, so one caller must not move it for everyone.
-            raise InvalidInput("the daemon keeps its own clock; `now` cannot be set per request",
-                               hint="start the daemon with --now (MNEMO_NOW) to run it at another time")
         sig = inspect.signature(method)
         try:
             sig.bind(**kwargs)
@@ -426,7 +428,21 @@ class Daemon:
             "requests": self.requests,
             "errors": self.errors,
             "embed_model": store.kv_get("index.model_name") if store is not None else None,
+            "broken_notes": self._broken_notes(),
         }
+
+    def _broken_notes(self) -> list[dict[str, str]]:
+        """Promoted notes whose YAML a person broke (``doctor.broken_properties``): the file,
+        the error and the fix, where a person looks first."""
+        if self.engine is None:
+            return []
+        from ..doctor import HINTS, broken_properties
+
+        try:
+            return [{**b, "fix": HINTS["broken_yaml"]} for b in broken_properties(self.engine)]
+        except Exception:  # noqa: BLE001 - status must answer whatever the vault looks like
+            log.exception("checking the promoted notes' properties failed")
+            return []
 
 
 def run_daemon(settings: Settings, foreground: bool = True, install_signals: bool = True) -> int:

@@ -11,6 +11,7 @@ from ..scoring.activity import ActivityCalendar
 from ..scoring.importance import ImportanceFactors, entity_counts, importances
 from ..scoring.retention import RetentionFactors, RetentionParams, memory_factors
 from ..scoring.review import DANGER_MAX, DANGER_MIN, review_priority
+from .demotion import demotions_of
 from .eligibility import PromotionRule, promotion_decision, uses_in_window
 
 if TYPE_CHECKING:
@@ -50,15 +51,20 @@ def assess(engine: Mnemo, memories: list[Memory], now: float | None = None,
     low, high = getattr(s, "review_min", DANGER_MIN), getattr(s, "review_max", DANGER_MAX)
     ids = [m.id for m in memories]
     window = engine.store.use_times_many(ids, since=now - rule.window_days * 86400.0)
+    demoted = demotions_of(engine.store, ids)
     imps = importances(engine, memories, now, calendar=calendar,
                        entities=entity_counts(engine) if entities is None else entities)
     out: dict[str, Assessment] = {}
     for m in memories:
         f = memory_factors(m, now, calendar, params)
         imp = imps[m.id]
-        wu = uses_in_window(window.get(m.id, []), now, rule.window_days)
-        ok, why = promotion_decision(status=m.status.value, layer=f.layer, use_count=m.use_count,
-                                     retention=f.retention, window_uses=wu, importance=imp.importance, rule=rule)
+        times, uses = window.get(m.id, []), m.use_count
+        if m.id in demoted:  # a person's demotion: only the uses made after it count
+            at, uses = demoted[m.id]
+            times = [t for t in times if t > at]
+        wu = uses_in_window(times, now, rule.window_days)
+        ok, why = promotion_decision(status=m.status.value, layer=f.layer, use_count=uses, retention=f.retention,
+                                     window_uses=wu, importance=imp.importance, rule=rule, demoted=m.id in demoted)
         out[m.id] = Assessment(m.id, f.layer, f, imp, wu, ok, why, review_priority(f.retention, low, high))
     return out
 

@@ -8,7 +8,8 @@ A memory is eligible when it is active and either
 Both need evidence of use, so a fresh, never-used memory is never eligible (Mnemex's
 unbounded score would let it through; see ``scoring.retention``). A memory whose retention has
 fallen below the forget threshold is not eligible either: forgetting and promotion never claim
-the same memory.
+the same memory. A memory a person demoted (``lifecycle.demotion``) is judged on the uses made
+after the demotion only, so the person's choice outranks the score until new uses earn it back.
 """
 
 from __future__ import annotations
@@ -50,11 +51,17 @@ def uses_in_window(use_times: Sequence[float], now: float, window_days: float = 
 
 
 def promotion_decision(*, status: str, layer: str, use_count: int, retention: float, window_uses: int,
-                       importance: float | None, rule: PromotionRule = PromotionRule()) -> tuple[bool, str]:
+                       importance: float | None, rule: PromotionRule = PromotionRule(),
+                       demoted: bool = False) -> tuple[bool, str]:
     """(eligible, why) — pure. ``importance`` may be None when the caller skipped it because
-    the memory cannot pass the importance branch anyway (fewer uses than the rule needs)."""
+    the memory cannot pass the importance branch anyway (fewer uses than the rule needs).
+    For a memory a person ``demoted``, ``use_count`` and ``window_uses`` count only the uses
+    made after the demotion."""
     if status != "active":
         return False, f"status is {status}"
+    if demoted and use_count < rule.uses:
+        return False, (f"demoted by a person; {use_count} use(s) since, {rule.uses} bring it back "
+                       "(or an explicit `mnemo promote`)")
     if use_count <= 0:
         return False, "never used"
     if retention < rule.forget:

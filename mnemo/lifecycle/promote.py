@@ -12,7 +12,9 @@ notes index, else by its file name holding the same ``mnemo_id``; it is then upd
 appended instead. A note demoted to ``Archive/`` comes back out when promoted again.
 
 Demotion moves the note to ``Archive/`` (``vault.archive_folder``), marked ``mnemo_status:
-demoted`` with the time, and returns the memory to ``active``. Nothing is ever deleted.
+demoted`` with the time, and returns the memory to ``active``. Nothing is ever deleted. The
+demotion is remembered (``lifecycle.demotion``): automatic promotion leaves the memory alone
+until new uses earn it back or a person promotes it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..vault.parse import parse_note
 from ..vault.render import mark_demoted, render_new, render_update, title_for, unmark_demoted
 from ..vault.sync import log_event
 from ..vault.writer import move_note_file, read_note_file, text_hash, update_note, write_note
+from . import demotion
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -166,6 +169,7 @@ def promote_one(engine: Mnemo, m: Memory, dry_run: bool = False) -> PromotionRes
         status = "updated" if (result and result.written) or existing != target else "unchanged"
     if m.status != Status.PROMOTED or m.note_path != target:
         engine.set_status(replace(m, note_path=target), Status.PROMOTED)
+    demotion.clear(engine.store, m.id)  # promoted again (by a person, or on new uses): the demotion is over
     if existing and existing != target:
         indexer.move_note(engine, existing, target)
     else:
@@ -201,6 +205,9 @@ def demote(engine: Mnemo, memory_id: str) -> Memory:
                     raise
             except VaultError as exc:
                 raise VaultError(f"cannot mark {rel} as demoted: {exc.message}", hint=exc.hint) from exc
+    # Recorded first: a demotion cut short must not leave an active memory the next automatic
+    # promotion would take straight back (a record on a still-promoted memory is harmless).
+    demotion.record(engine.store, m.id, engine.now())
     new = engine.set_status(replace(m, note_path=None), Status.ACTIVE)
     if rel is not None and target is not None:
         indexer.move_note(engine, rel, target)

@@ -43,6 +43,7 @@ class DaemonLink:
     start_timeout: float = 120.0
     autostart: bool = True
     _client: Any = field(default=None, repr=False)
+    _clock: Any = field(default=None, repr=False)
     _ops: dict[str, Any] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     started_pid: int | None = None  # set when this bridge started the daemon it uses
@@ -58,6 +59,14 @@ class DaemonLink:
                 return client
             self._client, self._ops = None, None
             client = self._find_or_start()
+            if self.now:
+                # The bridge's MNEMO_NOW goes with every call (a daemon already running keeps its
+                # own clock): it starts there and runs on, as the daemon's clock would.
+                if self._clock is None:
+                    from ..clock import Clock, parse_time
+
+                    self._clock = Clock(parse_time(self.now), running=True)
+                client.clock = self._clock
             self._client = client
             ep = client.endpoint
             log.info("using the daemon pid %s at %s", ep.pid, ep.url)

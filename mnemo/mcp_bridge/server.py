@@ -64,13 +64,35 @@ def configure_logging(home: Path, level: int = logging.INFO) -> Path:
     return path
 
 
+def argument_errors(tool: str, exc: Any) -> str:
+    """A pydantic ``ValidationError`` of a tool's arguments as one clean line the model can act on
+    (the SDK's text is pydantic's, with a documentation URL and the rejected values)."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        msg = "required" if err.get("type") == "missing" else str(err.get("msg", "invalid")).replace("Input should be", "should be")
+        parts.append(f"{where}: {msg}")
+    return f"invalid arguments for {tool}: " + "; ".join(parts) + " (see the tool's input schema)"
+
+
 def build_server(link: DaemonLink) -> MCPServer:
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pydantic import ValidationError
 
     from .tools import register_tools
 
-    server: MCPServer[Any] = MCPServer(name="mnemo", title="mnemo memory", version=__version__,
-                                       instructions=INSTRUCTIONS, log_level="INFO")
+    class Server(MCPServer):  # type: ignore[type-arg]
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                if isinstance(exc.__cause__, ValidationError):
+                    raise ToolError(argument_errors(name, exc.__cause__)) from exc.__cause__
+                raise
+
+    server: MCPServer[Any] = Server(name="mnemo", title="mnemo memory", version=__version__,
+                                    instructions=INSTRUCTIONS, log_level="INFO")
     register_tools(server, link)
     return server
 

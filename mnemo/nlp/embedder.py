@@ -109,6 +109,13 @@ class SentenceTransformerEmbedder:
                 self.dim = int(getdim() or 384)
             return self._model
 
+    def setup_step(self) -> str | None:
+        """What the first embedding will wait for, named for a progress bar (None: nothing)."""
+        return None if self._model is not None else "loading the embedding model"
+
+    def prepare(self) -> None:
+        self._load()
+
     def unload(self) -> None:
         """Drop the loaded model (it loads again when next needed)."""
         with self._lock:

@@ -112,6 +112,17 @@ class OnnxEmbedder:
         return np.asarray(self._session.run(None, self._feeds(texts))[0], dtype=np.float32)
 
     # -- building -----------------------------------------------------------------------------
+    def setup_step(self) -> str | None:
+        """What the first embedding will wait for, named for a progress bar (None: nothing)."""
+        if self._session is not None or self._failed:
+            return None
+        if self._file.is_file() and self._file.with_suffix(".probes.npy").is_file():
+            return "loading the embedding model"
+        return "exporting the embedding model to ONNX Runtime (once, about a minute)"
+
+    def prepare(self) -> None:
+        self._ready()
+
     def _ready(self) -> bool:
         if self._session is not None:
             return True

@@ -227,4 +227,15 @@ MIGRATIONS: list[tuple[str, str]] = [
             (SELECT coalesce(group_concat(value, ' '), '') FROM json_each(memories.tags)) FROM memories;
         """,
     ),
+    (
+        "0008_demotions",
+        # A person's demotion (lifecycle/demotion.py): automatic promotion counts only the uses
+        # made after it, so the decision sticks until new evidence or an explicit promote.
+        """
+        CREATE TABLE demotions (
+            memory_id TEXT PRIMARY KEY,
+            at REAL NOT NULL
+        );
+        """,
+    ),
 ]

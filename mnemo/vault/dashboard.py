@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..clock import DAY, iso
+from ..clock import DAY, iso, note_time
 from ..errors import ConflictError
 from ..models import Layer, Status
 from .names import title_of
@@ -100,7 +100,8 @@ def dashboard_data(engine: Mnemo) -> dict[str, Any]:
 def render_dashboard(data: dict[str, Any], updated: str) -> str:
     props = {"mnemo_id": DASHBOARD_ID, "type": "dashboard", "tags": ["mnemo"], "updated": updated}
     parts = [
-        "mnemo keeps this note up to date (`mnemo dashboard`); edits to it are replaced on the next update.",
+        f"Counts as of {updated[:16].replace('T', ' ')} UTC. The daemon refreshes this note within a minute of a "
+        "change (`mnemo dashboard` does it now); edits to it are replaced on the next update.",
         "",
         f"**{data['memories']}** memories · **{data['by_status'].get('promoted', 0)}** promoted to notes · "
         f"**{data['notes']}** notes indexed",
@@ -136,7 +137,7 @@ def write_dashboard(engine: Mnemo) -> str:
 
     vault = require_vault(engine)
     data = dashboard_data(engine)
-    now_iso = iso(engine.now()) or ""
+    now_iso = note_time(engine.now())
     if not (vault / DASHBOARD).exists():
         write_note(vault, DASHBOARD, render_dashboard(data, now_iso), expected_hash=None)
     else:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..clock import iso
+from ..clock import note_time
 from ..errors import ConflictError
 from ..models import Memory
 from .names import join_rel, note_filename, safe_title
@@ -70,8 +70,8 @@ def render_entity_note(name: str, now: float) -> str:
         "tags": ["entity"],
         # The file name had to drop characters: the real name stays findable as an alias.
         "aliases": [name] if safe_title(name) != name else [],
-        "created": iso(now),
-        "updated": iso(now),
+        "created": note_time(now),
+        "updated": note_time(now),
     }
     return render_frontmatter(props) + (
         f"{name} is mentioned in several memories. The notes that mention it are listed under "

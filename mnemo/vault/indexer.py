@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import re
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import UnsafePath, VaultError
+from ..progress import announced, embed_in_slices, prepare_embedder
 from .chunk import Chunk, chunk_note, embed_text
 from .names import resolve_in_vault, vault_rel
 from .parse import ParsedNote, parse_note
@@ -40,7 +42,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int], None]
+Progress = Callable[..., None]  # progress(n), or progress(0, step): see mnemo.progress
+_monotonic = time.monotonic  # the clock that sizes embedding slices (tests inject a fake one)
 BATCH_NOTES = 64
 MAX_NOTE_BYTES = 8 * 1024 * 1024  # bigger "notes" are data, not notes
 _NUMBERED = re.compile(r"^(?P<base>.+?)(?: (?P<n>\d{1,3})| \((?P<p>\d{1,3})\))$")
@@ -237,7 +240,19 @@ def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = 
                 to_embed.append(embed_text(p.parsed.title, c))
         gone = sorted(set(old) - {r[0] for r in rows})
         plans.append((p, uid, rows, gone))
-    vectors = engine.embedder.embed(to_embed) if to_embed else None
+    reported = 0  # notes of this batch already reported, while their text is embedded
+
+    def on_slice(done: int, total: int) -> None:
+        nonlocal reported
+        share = len(pending) * done // total
+        if progress:
+            progress(share - reported, "embedding note text")
+        reported = share
+
+    vectors = None
+    if to_embed:
+        prepare_embedder(engine.embedder, progress)
+        vectors = embed_in_slices(engine.embedder.embed, to_embed, on_slice, _monotonic)
     index = engine.index
     # One Chroma call of each kind for the whole batch: each call commits, and per-note calls
     # would cost more than the embedding itself. index_write: a kill between the Chroma calls
@@ -286,7 +301,7 @@ def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = 
             for p, uid, rows, _ in plans:
                 _write_rows(engine, p, uid, rows)
     if progress:
-        progress(len(pending))
+        progress(len(pending) - reported)
     return len(to_embed)
 
 
@@ -378,7 +393,8 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
     from .recover import sweep
 
     sweep(vault, engine.home)  # temp files and half-done moves of a process that was killed
-    rebuilt = _check_model(engine)
+    with announced(progress, "checking the embedding model", _monotonic):
+        rebuilt = _check_model(engine)
     patterns = list(engine.settings.vault_cfg.exclude)
     paths = scan(vault, patterns)
     known = all_rows(engine)

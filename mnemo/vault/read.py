@@ -18,12 +18,17 @@ MAX_READ_BYTES = 2 * 1024 * 1024
 
 def resolve_note(engine: Mnemo, path_or_title: str) -> str:
     """A vault-relative note path from a path (``Memories/X.md``, ``Memories/X``) or a title or
-    alias. Paths leaving the vault, dot paths and non-notes are refused."""
+    alias. Paths leaving the vault, dot paths and non-notes are refused; a title or alias that
+    several notes share is refused as ambiguous, with the candidates' paths."""
     vault = require_vault(engine)
     ref = (path_or_title or "").strip()
     if not ref:
         raise InvalidInput("no note given", hint="give a note path (Memories/Note.md) or a title")
     looks_like_path = "/" in ref or "\\" in ref or ref.lower().endswith(".md")
+    if looks_like_path and any(p.startswith(".") for p in ref.replace("\\", "/").split("/") if p not in ("", ".", "..")):
+        # Checked before any ".md" is tried on: the refusal names the file that was asked for.
+        raise UnsafePath(f"{ref} is not a note: mnemo does not read dot folders such as .obsidian",
+                         hint="dot folders hold app settings and trash, not notes; give a note's path or title")
     if looks_like_path:
         candidates = [ref] if ref.lower().endswith(".md") else [ref + ".md", ref]
         for cand in candidates:
@@ -32,9 +37,20 @@ def resolve_note(engine: Mnemo, path_or_title: str) -> str:
                 raise UnsafePath(f"{rel} is not a note mnemo reads", hint="dot folders are off limits")
             if abs_path.is_file() and rel.lower().endswith(".md"):
                 return rel
+    passage = engine.store.query("SELECT n.path FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?", (ref,))
+    if passage:  # a recall hit's id: the passage's note
+        return str(passage[0][0])
     rows = rows_by_name(engine, ref)
-    if rows:
+    # A note with that title beats notes that only carry it as an alias; two of a kind is a
+    # question for the person, never a silent pick.
+    titled = [r for r in rows if r.title.lower() == ref.lower()]
+    rows = titled or rows
+    if len(rows) == 1:
         return rows[0].path
+    if rows:
+        listed = ", ".join(r.path for r in rows[:10]) + (f" and {len(rows) - 10} more" if len(rows) > 10 else "")
+        raise InvalidInput(f"{ref!r} is ambiguous: {len(rows)} notes are called that: {listed}",
+                           hint="give the note's path, e.g. " + rows[0].path)
     raise NotFound(f"no note {ref!r} in the vault", hint="give a vault-relative path, or run `mnemo vault index` first")
 
 

@@ -36,7 +36,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..clock import iso
+from ..clock import note_time
 from ..models import Memory
 from .parse import split_frontmatter
 from .props import edit_frontmatter, render_frontmatter
@@ -45,6 +45,12 @@ RELATED_HEADING = "## Related"
 RELATED_MARK = "%% mnemo: this section is rebuilt on every update; write above it %%"
 _MANAGED = re.compile(r"(?:^|\n)## Related[ \t]*\n%% mnemo:[^\n]*%%[ \t]*(?:\n|$)")
 TITLE_CHARS = 60
+# Words that open a new phrase or clause: a title may end just before one of them.
+_OPENERS = frozenset(
+    {"because", "so", "and", "but", "or", "which", "that", "who", "when", "while", "where", "whereas", "although",
+     "though", "since", "until", "after", "before", "if", "unless", "with", "without", "through", "via", "for",
+     "to", "from", "in", "on", "at", "by", "into", "onto", "over", "under", "than", "then", "as", "using"}
+)
 _DANGLING = frozenset(
     {"a", "an", "the", "and", "or", "but", "because", "so", "to", "of", "for", "in", "on", "at", "by", "with",
      "from", "as", "that", "which", "who", "is", "are", "was", "were", "be", "we", "i", "you", "it", "this",
@@ -66,14 +72,37 @@ def title_for(memory: Memory) -> str:
     if m and len(m.group(1)) >= 12:
         first = m.group(1).rstrip(".")
     if len(first) > TITLE_CHARS:
-        cut = first[:TITLE_CHARS]
-        first = cut[: cut.rfind(" ")] if " " in cut[TITLE_CHARS // 2 :] else cut
-        # Do not end a shortened title on a dangling little word ("… because the").
-        words = first.split()
-        while len(words) > 3 and (words[-1].lower() in _DANGLING or not words[-1][-1].isalnum()):
-            words.pop()
-        first = " ".join(words).rstrip(",;:-")
+        first = shorten_title(first)
     return first.strip() or f"Memory {memory.id[:8]}"
+
+
+def shorten_title(text: str, limit: int = TITLE_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters at the end of a phrase: before the last
+    clause or phrase opener ("because", "through", "with" …) or after the last comma, colon or
+    dash that leaves at least 40% of the limit, so a title never stops inside a phrase ("… the
+    blue-green"). With no such place, it is cut at a word and ends with "…" to say so."""
+    words = text[: limit + 1].split(" ")
+    if len(text) > limit:
+        # the last piece was cut short, or is the word just past the limit
+        words = words[:-1] if len(words) > 1 else [text[: limit - 1]]
+    floor = int(limit * 0.4)
+    best = None
+    length = 0
+    for i, w in enumerate(words):
+        if i >= 2 and length >= floor and w.lower() in _OPENERS:
+            best = i  # cut before this word
+        length += len(w) + 1
+        ends_clause = w[-1:] in ",;:" or w in ("-", "–", "—")
+        if ends_clause and i + 1 < len(words) and length - 1 >= floor:
+            best = i + 1  # cut after it
+    if best is not None:
+        out = " ".join(words[:best])
+    else:
+        kept = list(words)
+        while len(kept) > 3 and kept[-1].lower() in _DANGLING:  # not "… because the"
+            kept.pop()
+        out = " ".join(kept).rstrip(",;:-–— ") + "…"
+    return out.rstrip(",;:-–— ")
 
 
 def memory_properties(
@@ -86,8 +115,8 @@ def memory_properties(
         "layer": memory.layer.value,
         "tags": list(memory.tags),
         "aliases": _aliases(memory, title),
-        "created": iso(memory.created_at),
-        "updated": iso(now),
+        "created": note_time(memory.created_at),
+        "updated": note_time(now),
         "source": memory.source.value,
         "entities": list(entities),
         "related": list(related),
@@ -181,7 +210,7 @@ def _join(text: str, raw: str | None, body: str) -> str:
 
 
 def mark_demoted(existing: str, now: float) -> str:
-    return edit_frontmatter(existing, {"mnemo_status": "demoted", "demoted": iso(now)})
+    return edit_frontmatter(existing, {"mnemo_status": "demoted", "demoted": note_time(now)})
 
 
 def unmark_demoted(existing: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ...clock import iso
+from ...clock import note_time
 from ...errors import ConflictError, VaultError
 from ...models import Memory
 from .journal import Op
@@ -67,19 +67,40 @@ def plan(ctx: PlanContext) -> list[Op]:
     if ctx.vault is None:
         return []
     live = ctx.live()
+    everyone = ctx.all_live()
     ops: list[Op] = []
-    for key, (name, ids) in sorted(entity_groups(ctx).items()):
-        if len(ids) < ctx.cfg.card_min_mentions:
+    touched = ctx.planned_ids()  # memories an earlier step of this run will change
+    # Entities those memories name: the step that changes them (a merge, a split) may bring an
+    # entity to the card threshold or change its card, which this run must settle, not the next.
+    moved: dict[str, str] = {}
+    for i in sorted(touched):
+        for e in everyone[i].fingerprint.entities:
+            moved.setdefault(entity_key(e), e)
+    groups = entity_groups(ctx)
+    for key in sorted(set(groups) | {k for k in moved if k}):
+        name, ids = groups.get(key, (moved.get(key, ""), []))
+        changing = bool(set(ids) & touched) or key in moved
+        if len(ids) < ctx.cfg.card_min_mentions and not changing:
             continue
         rel = locate(ctx.engine, name)
         if rel is None:
             continue
         text, digest = read_note_file(ctx.vault, rel) if (ctx.vault / rel).is_file() else (None, None)
-        variants = sorted({e for i in ids for e in live[i].fingerprint.entities if entity_key(e) == key} | {name})
+        if len(ids) < ctx.cfg.card_min_mentions and text is None:
+            continue  # no note yet and too few mentions before the run: the next run creates it if due
+        variants = sorted({e for i in ids for e in live[i].fingerprint.entities if entity_key(e) == key}
+                          | {e for i in touched for e in everyone[i].fingerprint.entities if entity_key(e) == key} | {name})
+        if text is not None and not changing and _card_is_current(ctx, name, key, variants, text):
+            continue  # nothing new about it: no operation, no rewrite, nothing to report
         verb = "update" if digest else "create"
         ops.append(Op(NAME, "card", key, f"{verb} the peer card of {name} in {rel} ({len(ids)} memories)",
                       {"entity": name, "key": key, "path": rel, "hash": digest, "block": block_hash(text), "names": variants}))
     return ops
+
+
+def _card_is_current(ctx: PlanContext, name: str, key: str, names: list[str], text: str) -> bool:
+    block = render_block(card_lines(ctx.engine, name, key, _memories(ctx.engine, names), ctx.cfg.card_max_items, ctx.now))
+    return _owned(text, "") and find_block(text) == block
 
 
 def _memories(engine: Mnemo, names: list[str]) -> list[Memory]:
@@ -100,7 +121,9 @@ def card_lines(engine: Mnemo, name: str, key: str, memories: list[Memory], limit
     from ...vault.indexer import rows_by_name
     from .bridges import describe, domain
 
-    lines = [f"*{len(memories)} memories mention {name} (card rebuilt {iso(now)[:10]}).*", ""]
+    # No date in the card: it is a function of the memories alone, so a run with nothing new
+    # leaves the note's bytes alone (the note's ``updated`` property says when it last changed).
+    lines = [f"*{len(memories)} memories mention {name}.*", ""]
     vault = engine.settings.vault
     for m in memories[:limit]:
         where = f"`{m.id[:8]}`"
@@ -160,6 +183,8 @@ def apply_card(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     text, digest = read_note_file(actx.vault, rel)
     if not _owned(text, rel):
         return {**out, "status": "skipped", "reason": "the note is not mnemo's"}
+    if find_block(text) is None and len(memories) < actx.cfg.card_min_mentions:
+        return {**out, "card": "not needed", "memories": len(memories)}  # checked after this run's changes
     if find_block(text) == block:
         # Unchanged since the plan, or written by an interrupted attempt of this run.
         state = "unchanged" if digest == p["hash"] else ("created" if p["hash"] is None else "updated")
@@ -170,7 +195,7 @@ def apply_card(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
             return {**out, "status": "skipped", "reason": "a person edited the peer card since the plan; their text is kept"}
         rebased = True  # edited elsewhere in the note: keep that, rebuild the card around it
     try:
-        new = edit_frontmatter(put_block(text, block), {"updated": iso(actx.now)})
+        new = edit_frontmatter(put_block(text, block), {"updated": note_time(actx.now)})
     except VaultError as exc:
         return {**out, "status": "skipped", "reason": exc.message}
     actx.keep_copy(rel)
@@ -179,7 +204,8 @@ def apply_card(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     except ConflictError:
         return {**out, "status": "skipped", "reason": "the note changed while the card was written; the person's version is kept"}
     indexer.index_note(engine, rel)
-    return {**out, "card": "updated", "memories": len(memories), "rebased": rebased}
+    # "rebased" only when it happened: a run finished after a kill reports the same as one never cut
+    return {**out, "card": "updated", "memories": len(memories), **({"rebased": True} if rebased else {})}
 
 
 APPLY = {"card": apply_card}

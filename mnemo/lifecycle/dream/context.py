@@ -36,6 +36,7 @@ class PlanContext:
     vault: Path | None
     claimed: set[str] = field(default_factory=set)
     shared: dict[str, Any] = field(default_factory=dict)  # results one step computes for another (clusters)
+    planned: list[Any] = field(default_factory=list)  # the operations earlier steps planned (journal.Op)
     _live: dict[str, Memory] | None = None
     _live_view: dict[str, Memory] | None = None
     _live_claimed: int = -1
@@ -56,6 +57,27 @@ class PlanContext:
             self._live_view = {i: m for i, m in self.all_live().items() if i not in self.claimed}
             self._live_claimed = len(self.claimed)
         return self._live_view
+
+    def planned_ids(self) -> set[str]:
+        """Live memories that an operation planned so far names (in its key or payload): a
+        later step that only mirrors memories (a peer card) must not skip them as unchanged."""
+        live = self.all_live()
+        found: set[str] = set()
+
+        def walk(value: Any) -> None:
+            if isinstance(value, str):
+                found.update(part for part in value.split(">") if part in live)
+            elif isinstance(value, dict):
+                for v in value.values():
+                    walk(v)
+            elif isinstance(value, list | tuple):
+                for v in value:
+                    walk(v)
+
+        for op in self.planned:
+            walk(op.key)
+            walk(op.payload)
+        return found
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         want = [i for i in ids if i not in self._vectors]

@@ -357,11 +357,11 @@ def _notes(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
 
 
 def _mark(text: str, title: str, new_id: str, now: float) -> str:
-    from ...clock import iso
+    from ...clock import note_time
     from ...vault.props import edit_frontmatter
 
     return edit_frontmatter(text, {"mnemo_status": "consolidated", "consolidated_into": f"[[{title}]]",
-                                   "consolidated_id": new_id, "consolidated": iso(now)})
+                                   "consolidated_id": new_id, "consolidated": note_time(now)})
 
 
 APPLY = {"merge": apply_merge}

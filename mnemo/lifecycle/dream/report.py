@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ...clock import iso
+from ...clock import iso, note_time
 from ...errors import ConflictError
 from .journal import Journal, Op
 from .notes import ref, short
@@ -76,7 +76,7 @@ def render(engine: Mnemo, run_id: str, started_at: float, ops: list[Op]) -> str:
         sections.append((f"Not done ({len(kept)})", [
             f"- {op.summary}: {(op.result or {}).get('reason') or (op.result or {}).get('error') or op.status}"
             for op in kept[:MAX_LINES]]))
-    props = {"mnemo_id": f"dream:{run_id}", "type": "dream", "tags": ["dream"], "created": iso(started_at), "run": run_id}
+    props = {"mnemo_id": f"dream:{run_id}", "type": "dream", "tags": ["dream"], "created": note_time(started_at), "run": run_id}
     head = f"# Dream of {iso(started_at)[:16].replace('T', ' ')} UTC\n\n"
     if not sections:
         return render_frontmatter(props) + head + "Nothing needed doing.\n"

@@ -66,13 +66,24 @@ def plan(engine: Mnemo, steps: list[str], now: float, only_clusters: set[str] | 
     seconds: dict[str, float] = {}
     for name in steps:
         t0 = time.perf_counter()
-        ops += mods[name].plan(ctx)
+        planned = mods[name].plan(ctx)
+        ops += planned
+        ctx.planned.extend(planned)
         seconds[name] = time.perf_counter() - t0
         if progress:
             progress(1)
+    ops = _without_reviews_linked_apart(ops)
     for i, op in enumerate(ops, start=1):
         op.seq = i
     return ops, seconds
+
+
+def _without_reviews_linked_apart(ops: list[Op]) -> list[Op]:
+    """A pair that this same run links as superseded or conflicting is kept apart from then on
+    (``cluster.APART``), so it is no near-duplicate for a person to review: listing it would only
+    retire it again on the next run."""
+    apart = {frozenset(op.key.split(">")) for op in ops if op.kind in ("supersede", "conflict")}
+    return [op for op in ops if not (op.kind == "review" and frozenset(op.payload.get("members", ())) in apart)]
 
 
 def run_id_for(now: float, previous_runs: int, ops: Sequence[Op]) -> str:
@@ -176,6 +187,8 @@ def dream(engine: Mnemo, dry_run: bool = False, steps: Sequence[str] | str | Non
     ops, plan_seconds = plan(engine, chosen, now, only_clusters, progress)
     run_id = run_id_for(now, journal.count(), ops)
     base = {"run_id": run_id, "started_at": iso(now), "steps": chosen, "resumed": False}
+    if ops:  # the report is an operation of the plan too: the dry run lists exactly what a run applies
+        ops.append(Op("report", "report", "report", "write the report note", {}, seq=len(ops) + 1))
     if dry_run or not ops:  # nothing to do is not a run: no journal entry, no empty report note each night
         if progress and not dry_run:
             progress(len(chosen) + 1)
@@ -183,7 +196,6 @@ def dream(engine: Mnemo, dry_run: bool = False, steps: Sequence[str] | str | Non
                 "ops": [op.to_dict() for op in ops], "review": review(engine),
                 **({} if dry_run else {"applied": 0, "done": {}, "skipped": [], "failed": [], "report": None}),
                 "seconds": {"plan": _round(plan_seconds), "total": round(time.perf_counter() - t_start, 3)}}
-    ops.append(Op("report", "report", "report", "write the report note", {}, seq=len(ops) + 1))
     journal.begin(run_id, now, chosen, ops)
     checkpoint("planned")
     apply_seconds: dict[str, float] = {}

@@ -1,0 +1,36 @@
+"""A person's demotion, remembered so that it sticks.
+
+``mnemo demote`` is a person's decision: the note goes to ``Archive/`` and the memory becomes
+active again, but the score that promoted it is still there, so without a record the next
+automatic promotion (the daemon's hourly job, ``promote --auto``, an MCP ``promote``) would move
+it straight back. The time of the demotion is kept (table ``demotions``), and until it is
+cleared the automatic rule counts only the uses made *after* it: the memory comes back on its
+own only when it earns promotion again on new evidence (``promote_uses`` uses after the
+demotion, within the window). An explicit ``mnemo promote ID`` clears the record at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..store.sqlite import Store
+
+
+def record(store: Store, memory_id: str, at: float) -> None:
+    store.execute("INSERT INTO demotions (memory_id, at) VALUES (?, ?) "
+                  "ON CONFLICT(memory_id) DO UPDATE SET at = excluded.at", (memory_id, at))
+
+
+def clear(store: Store, memory_id: str) -> None:
+    store.execute("DELETE FROM demotions WHERE memory_id = ?", (memory_id,))
+
+
+def demotions_of(store: Store, ids: Sequence[str]) -> dict[str, tuple[float, int]]:
+    """Demoted memories among ``ids``: id → (when, how many uses since)."""
+    rows = store.query_in(
+        "SELECT d.memory_id, d.at, count(u.at) FROM demotions d "
+        "LEFT JOIN uses u ON u.memory_id = d.memory_id AND u.at > d.at "
+        "WHERE d.memory_id IN ({marks}) GROUP BY d.memory_id", ids)
+    return {r[0]: (float(r[1]), int(r[2])) for r in rows}
