@@ -245,6 +245,12 @@ def test_two_dream_runs_in_a_row_the_second_changes_nothing(home: Path, vault: P
             assert again_plan["ops"] == [] and again["planned"] == 0 and again["report"] is None
             assert state(m) == before
         assert len(list((vault / "Dreams").glob("*.md"))) == 1
+        # A day later memories age into the episodic layer: that run does only that; a peer
+        # card is not rewritten (nor planned) for a change it does not show.
+        clock.advance(DAY)
+        later = m.dream()
+        assert {o["kind"] for o in later["ops"]} == {"layer", "report"}
+        assert all((o.get("result") or {}).get("card") != "unchanged" for o in later["ops"])
 
 
 # -- 6. same-title notes are ambiguous, never picked silently ---------------------------------
@@ -441,12 +447,15 @@ def test_the_dashboard_follows_a_change_within_a_minute(vengine: Mnemo, vault: P
     assert sched.tick() == []  # refreshed, and nothing new since: waits for its hour
 
 
-def test_index_steps_reach_a_client_through_the_daemon_stream(daemon: Daemon, home: Path, vault: Path) -> None:
+def test_index_steps_reach_a_client_through_the_daemon_stream(home: Path, vault: Path) -> None:
     for i in range(5):
         (vault / f"Note {i}.md").write_text(f"# Note {i}\n\nSome text about topic {i}.\n")
     calls: list[tuple] = []
-    c = RemoteMnemo.connect(home)
-    result = c.index_vault(progress=lambda *args: calls.append(args))
+    # No watcher: the notes are indexed by this call, not by the daemon noticing them first.
+    settings = load_settings(home=home, vault=vault, overrides={"embedding.model": "hash-64", "daemon.watch": False,
+                                                                **NO_JOBS})
+    with serving(settings):
+        result = RemoteMnemo.connect(home).index_vault(progress=lambda *args: calls.append(args))
     steps = [a[1] for a in calls if len(a) == 2]
     assert "checking the embedding model" in steps and "embedding note text" in steps
     assert sum(a[0] for a in calls) == result["notes"]  # stage lines acknowledge nothing

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from .context import ApplyContext, PlanContext
 
 NAME = "cards"
+# Operations that change what a card shows of a memory: whether it is live, its text, its
+# importance (the card's order). A layer change or a drift flag does not.
+CHANGES_CARDS = frozenset({"archive", "freeze", "merge", "split", "supersede", "conflict"})
 ENTITY_PREFIX = "entity:"
 
 
@@ -69,7 +72,7 @@ def plan(ctx: PlanContext) -> list[Op]:
     live = ctx.live()
     everyone = ctx.all_live()
     ops: list[Op] = []
-    touched = ctx.planned_ids()  # memories an earlier step of this run will change
+    touched = ctx.planned_ids(CHANGES_CARDS)  # memories an earlier step of this run changes as a card shows them
     # Entities those memories name: the step that changes them (a merge, a split) may bring an
     # entity to the card threshold or change its card, which this run must settle, not the next.
     moved: dict[str, str] = {}

@@ -58,9 +58,10 @@ class PlanContext:
             self._live_claimed = len(self.claimed)
         return self._live_view
 
-    def planned_ids(self) -> set[str]:
-        """Live memories that an operation planned so far names (in its key or payload): a
-        later step that only mirrors memories (a peer card) must not skip them as unchanged."""
+    def planned_ids(self, kinds: set[str] | frozenset[str] | None = None) -> set[str]:
+        """Live memories that an operation planned so far (of ``kinds``, or any) names in its
+        key or payload: a later step that only mirrors memories (a peer card) must not skip
+        them as unchanged."""
         live = self.all_live()
         found: set[str] = set()
 
@@ -75,6 +76,8 @@ class PlanContext:
                     walk(v)
 
         for op in self.planned:
+            if kinds is not None and op.kind not in kinds:
+                continue
             walk(op.key)
             walk(op.payload)
         return found
