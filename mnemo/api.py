@@ -114,6 +114,15 @@ class MnemoAPI(Protocol):
         self, project: str, query: str | None = None, budget: int | None = None, session_id: str | None = None,
     ) -> dict[str, Any]: ...
 
+    def ingest_conversation(
+        self, conversation: dict[str, Any], format: str, me: str | None = None, wing: str | None = None,
+        room: str | None = None, dry_run: bool = False,
+    ) -> dict[str, Any]: ...
+
+    def session_memories(self, session_id: str, limit: int = 50) -> list[Memory]: ...
+
+    def export_page(self, after: int = 0, limit: int = 500) -> dict[str, Any]: ...
+
     def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link: ...
 
     def unlink(self, a: str, b: str, rel: str | None = None) -> int: ...
@@ -164,6 +173,9 @@ OPERATIONS: dict[str, bool] = {
     "dashboard": True,
     "edit": True,
     "ingest": True,
+    "ingest_conversation": True,
+    "export_page": False,
+    "session_memories": False,
     "link": True,
     "unlink": True,
     # chain and graph only read (the dead links they meet are removed as upkeep, not as a change)

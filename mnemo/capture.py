@@ -34,7 +34,8 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]{3,}")
 
 
-INCREMENTAL = ("claude-code",)  # formats whose reader is ``read(path, offset) -> Transcript``
+# Formats read incrementally: name -> module of ``sources`` with ``read(path, offset) -> Transcript``.
+INCREMENTAL = {"claude-code": "claude_code"}
 
 
 def project_of(directory: str | Path) -> str:
@@ -60,11 +61,11 @@ def capture(
     dry_run: bool = False,
     final: bool = False,
 ) -> dict[str, Any]:
-    from .sources import reader
+    import importlib
 
     if source not in INCREMENTAL:
         raise InvalidInput(f"no incremental reader for {source!r}", hint=f"choose one of: {', '.join(INCREMENTAL)}")
-    read = reader(source)
+    read = importlib.import_module(f".sources.{INCREMENTAL[source]}", __package__).read
     if not isinstance(path, str) or not path.strip():
         raise InvalidInput("give the path of a transcript file")
     abspath = str(Path(path).expanduser().resolve())

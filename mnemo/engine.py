@@ -570,6 +570,43 @@ class Mnemo:
 
         return project_context(self, project, query=query, budget=budget, session_id=session_id)
 
+    def ingest_conversation(
+        self,
+        conversation: dict[str, Any],
+        format: str,  # noqa: A002 - the export's name in ``sources.READERS``
+        me: str | None = None,
+        wing: str | None = None,
+        room: str | None = None,
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """One conversation of a chat export (``sources.Conversation.to_dict()``) as a session,
+        unless a previous run already ingested it (see ``sources.session``)."""
+        from .sources.session import ingest_conversation
+
+        return ingest_conversation(self, conversation, format, me=me, wing=wing, room=room, dry_run=dry_run)
+
+    def session_memories(self, session_id: str, limit: int = 50) -> list[Memory]:
+        """The memories used (recalled, touched, observed) in one session, last used first:
+        what a closing session reviews."""
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise InvalidInput("session_id must be a non-empty string")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInput("limit must be a whole number from 1 to 1000")
+        rows = self.store.query(
+            "SELECT memory_id, max(at) AS last FROM uses WHERE json_valid(context) "
+            "AND json_extract(context, '$.session_id') = ? GROUP BY memory_id ORDER BY last DESC LIMIT ?",
+            (session_id, limit),
+        )
+        found = self.store.get_memories([r[0] for r in rows])
+        return [found[r[0]] for r in rows if r[0] in found]
+
+    def export_page(self, after: int = 0, limit: int = 500) -> dict[str, Any]:
+        """A page of the store as export records (see ``mnemo.export``); ``after`` is the
+        cursor the previous page returned."""
+        from .export.page import export_page
+
+        return export_page(self, after=after, limit=limit)
+
     def link(self, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link:
         """Link memory ``a`` to ``b`` (stored both ways); causal links run cause → effect."""
         from .graph.links import link
@@ -718,8 +755,13 @@ class Mnemo:
 
     # -- bulk -------------------------------------------------------------------------------
     def import_jsonl(self, path: str | Path, progress: Progress | None = None, batch: int = 256) -> ImportResult:
+        """Save the memories of a JSONL file; a ``mnemo export`` file is restored exactly
+        (ids, fields, uses, links, status: ``export.restore``)."""
+        from .export.restore import is_export, restore
         from .importer import import_jsonl
 
+        if is_export(Path(path)):
+            return restore(self, path, progress=progress)
         return import_jsonl(self, Path(path), progress=progress, batch=batch)
 
     def reindex(self, progress: Progress | None = None) -> dict[str, int]:

@@ -469,7 +469,7 @@ def test_cli_promote_demote_index_and_show(home: Path, vault: Path) -> None:
     done = json.loads(run(cli, ["promote", mid, "--json"], env=env).output)
     assert done["promotions"][0]["path"] == DB_PATH and (vault / DB_PATH).exists()
     first = json.loads(run(cli, ["vault", "index", "--json"], env=env).output)
-    assert first["unchanged"] == 1 and first["added"] == 1  # the promoted note was indexed already; the README now
+    assert first["unchanged"] == 2 and first["added"] == 0  # the promoted note and the README (init indexed it)
     again = json.loads(run(cli, ["index", "--json"], env=env).output)
     assert again["unchanged"] == 2 and again["embedded"] == 0
     shown = json.loads(run(cli, ["note", "show", DB_PATH, "--json"], env=env).output)

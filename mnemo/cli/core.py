@@ -46,7 +46,10 @@ def init(app: App, vault_opt: str | None, as_json: bool) -> None:
     if vault_opt:
         app.vault = vault_opt
         app._settings = None
-    result = init_home(app.settings)
+    if app.settings.vault is not None and not as_json:
+        click.echo("init: indexing the notes it adds to the vault (the first time, preparing the embedding "
+                   "model takes a minute)", err=True)
+    result = init_home(app.settings, index_notes=True)
     emit(result, as_json, key_values)
 
 
@@ -219,14 +222,17 @@ def restore(app: App, memory_id: str, as_json: bool) -> None:
 @json_opt
 @pass_app
 def import_(app: App, path: str, as_json: bool) -> None:
-    """Import memories from a JSONL file (one object per line with the save fields).
+    """Import memories from a JSONL file (one object per line with the save fields), or
+    restore a `mnemo export` file exactly (ids, uses, links, status).
 
     Every line is checked first: if one is bad, nothing is imported."""
     from pathlib import Path
 
+    from ..export.restore import export_size
     from ..importer import read_jsonl
 
-    total = len(read_jsonl(Path(path)))
+    size = export_size(Path(path))  # a mnemo export (``mnemo export``): restored exactly
+    total = size if size is not None else len(read_jsonl(Path(path)))
     with app.engine() as m, progress(total, "importing", as_json) as bar:
         result = m.import_jsonl(path, progress=bar)
     emit({"saved": result.saved, "seconds": round(result.seconds, 3)}, as_json,

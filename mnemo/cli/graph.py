@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
+from ..capture import INCREMENTAL
 from . import App, cli
+from .history import export_formats
 from .output import emit, progress, short
 
 pass_app = click.make_pass_decorator(App)
@@ -38,35 +40,42 @@ def _ingest_text(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _input_formats() -> list[str]:
-    from ..sources import names
-
-    return names()
-
-
 @cli.command()
 @click.argument("source", metavar="FILE")
-@click.option("--from", "client", type=click.Choice(_input_formats()),
-              help="FILE is in this tool's format (the registry in mnemo.sources). claude-code: a session "
-                   "transcript, read incrementally (only the lines not read before).")
+@click.option("--from", "export", type=click.Choice(export_formats()), metavar="|".join(export_formats()),
+              help="FILE is this tool's data export (its .zip, folder or conversations.json): one session per conversation; "
+                   "claude-code: a Claude Code session transcript, read incrementally (only the lines not read before).")
 @click.option("--wing", help="Namespace for the memories, e.g. a project.")
 @click.option("--room", help="Sub-namespace within the wing.")
 @click.option("--session-id", help="The conversation's session (default: derived from its text).")
 @click.option("--format", "fmt", type=click.Choice(["json", "markdown", "text"]), help="Default: from the file name, else detected.")
+@click.option("--since", metavar="DATE", help="With --from: only conversations active on or after this date (ISO-8601).")
+@click.option("--me", metavar="NAME", help="With --from: your name, for your side of the conversations (default: user).")
 @click.option("--dry-run", is_flag=True, help="Show what would be stored and linked; store nothing.")
 @json_opt
 @pass_app
-def ingest(app: App, source: str, client: str | None, wing: str | None, room: str | None, session_id: str | None,
-           fmt: str | None, dry_run: bool, as_json: bool) -> None:
+def ingest(app: App, source: str, export: str | None, wing: str | None, room: str | None, session_id: str | None,
+           fmt: str | None, since: str | None, me: str | None, dry_run: bool, as_json: bool) -> None:
     """Turn a conversation into memories and links.
 
     FILE is a JSON list of {role|speaker, content|text, timestamp?}, a Markdown chat
-    (**Name:** lines or ## Name headings) or plain text; '-' reads standard input."""
+    (**Name:** lines or ## Name headings) or plain text; '-' reads standard input.
+    With --from, FILE is a chat export (see `mnemo ingest --help` for the formats)."""
     from ..nlp import conversation
 
-    if client:
-        _capture_transcript(app, client, source, wing, room, session_id, fmt, dry_run, as_json)
+    if export in INCREMENTAL:
+        if since or me:
+            raise click.UsageError("--since and --me do not go with --from claude-code")
+        _capture_transcript(app, export, source, wing, room, session_id, fmt, dry_run, as_json)
         return
+    if export:
+        from .history import ingest_export_command
+
+        ingest_export_command(app, export, source, since=since, me=me, wing=wing, room=room,
+                              session_id=session_id, fmt=fmt, dry_run=dry_run, as_json=as_json)
+        return
+    if since or me:
+        raise click.UsageError("--since and --me go with --from (a chat export)")
     if source == "-":
         payload = click.get_text_stream("stdin").read()
     else:

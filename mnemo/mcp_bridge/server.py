@@ -75,11 +75,14 @@ def argument_errors(tool: str, exc: Any) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(parts) + " (see the tool's input schema)"
 
 
-def build_server(link: DaemonLink) -> MCPServer:
+def build_server(link: DaemonLink, auth: dict[str, Any] | None = None) -> MCPServer:
+    """The server with every tool, resource and prompt; ``auth`` (the HTTP transport's token
+    check, ``http.token_auth``) goes to the SDK."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from pydantic import ValidationError
 
+    from .resources import register_prompts, register_resources
     from .tools import register_tools
 
     class Server(MCPServer):  # type: ignore[type-arg]
@@ -92,8 +95,10 @@ def build_server(link: DaemonLink) -> MCPServer:
                 raise
 
     server: MCPServer[Any] = Server(name="mnemo", title="mnemo memory", version=__version__,
-                                    instructions=INSTRUCTIONS, log_level="INFO")
+                                    instructions=INSTRUCTIONS, log_level="INFO", **(auth or {}))
     register_tools(server, link)
+    register_resources(server, link)
+    register_prompts(server, link)
     return server
 
 

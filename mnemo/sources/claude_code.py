@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,20 @@ def read(path: str | Path, offset: int = 0) -> Transcript:
     return t
 
 
-def turns(path: str | Path) -> list[dict[str, Any]]:
-    """Every turn of a transcript, read whole ({role, content, timestamp} objects)."""
-    return read(path).turns
+def conversations(path: str | Path, seen: Callable[[int, int], None] | None = None) -> Iterator[Any]:
+    """The registry's reader shape (``sources.READERS``): the whole transcript as one
+    ``Conversation`` (the session id is its id). Incremental capture uses ``read`` instead."""
+    from ..clock import parse_time
+    from . import Conversation, Message
+
+    t = read(path)
+    if seen is not None:
+        seen(t.end, t.end)
+    stamps = [parse_time(x["timestamp"]) if x["timestamp"] else None for x in t.turns]
+    known = [s for s in stamps if s is not None]
+    yield Conversation(
+        id=t.session_id or Path(path).stem, title=t.title,
+        messages=tuple(Message(x["role"], x["content"], ts) for x, ts in zip(t.turns, stamps, strict=True)),
+        created_at=min(known) if known else None, updated_at=max(known) if known else None,
+        meta={"cwd": t.cwd} if t.cwd else {},
+    )

@@ -1,0 +1,101 @@
+"""One exported conversation becomes one session of memories (engine side).
+
+The conversation goes through the ordinary ``ingest`` (turns → typed, fingerprinted, linked
+memories) with the export's id as the ``session_id``; the memories of the session then get the
+conversation's title and the export's name in ``meta``. When all of that is stored, a journal
+entry in the store's ``kv`` table (``history.<format>.<id>`` → the conversation's update time)
+says the conversation is done, so a second run skips it.
+
+Why this survives a kill at any point: the journal entry is written last. A run killed before
+it leaves the conversation unmarked, and the next run ingests it again; the memories a killed
+run had already stored come back as exact duplicates of themselves, which the write path's
+surprise rule reports and does not store twice (``pipeline.write_memories`` with
+``skip_duplicates``). A conversation that went on after it was ingested (a newer update time in
+a later export) is ingested again the same way: only its new memories are stored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidInput
+from . import USER, Conversation
+
+if TYPE_CHECKING:
+    from ..engine import Mnemo
+
+JOURNAL = "history."
+ASSISTANT_NAME = "assistant"
+
+
+def check_me(me: str | None) -> None:
+    if me is not None and (not isinstance(me, str) or not me.strip() or len(me) > 60 or "\n" in me):
+        raise InvalidInput("--me must be a name of at most 60 characters", hint="e.g. --me Alice")
+
+
+def journal_key(fmt: str, conversation_id: str) -> str:
+    return f"{JOURNAL}{fmt}.{conversation_id}"
+
+
+def done(engine: Mnemo, fmt: str, conv: Conversation) -> bool:
+    """Whether a run already ingested this conversation as it is now."""
+    raw = engine.store.kv_get(journal_key(fmt, conv.id))
+    if raw is None:
+        return False
+    try:
+        seen = json.loads(raw).get("updated_at")
+    except (ValueError, AttributeError):
+        return False
+    return conv.updated_at is None or (seen is not None and conv.updated_at <= seen)
+
+
+def ingest_conversation(
+    engine: Mnemo,
+    conversation: dict[str, Any],
+    fmt: str,
+    me: str | None = None,
+    wing: str | None = None,
+    room: str | None = None,
+    dry_run: bool = False,
+) -> dict[str, Any]:
+    """Ingest one conversation (``Conversation.to_dict()``) unless a run already did."""
+    from ..ingest import ingest
+
+    conv = Conversation.from_dict(conversation)
+    if not isinstance(fmt, str) or not fmt.strip():
+        raise InvalidInput("the export's format name is missing")
+    check_me(me)
+    out: dict[str, Any] = {"session_id": conv.id, "title": conv.title, "turns": len(conv.messages), "kept": 0, "duplicates": 0}
+    if done(engine, fmt, conv):
+        return {**out, "status": "done"}
+    if not conv.messages:
+        if not dry_run:
+            _mark(engine, fmt, conv, 0)
+        return {**out, "status": "empty"}
+    me_name = me.strip() if me else USER
+    turns = [
+        {"speaker": me_name if m.role == USER else ASSISTANT_NAME, "text": m.text, "timestamp": m.timestamp}
+        for m in conv.messages
+    ]
+    result = ingest(engine, json.dumps(turns, ensure_ascii=False), wing=wing, room=room, session_id=conv.id,
+                    dry_run=dry_run, format="json")
+    out.update(kept=result["kept"], duplicates=result["duplicates"], status="dry-run" if dry_run else "ingested")
+    if dry_run:
+        out["memories"] = [m["content"] for m in result["memories"] if m["created"]]
+        return out
+    meta = {"conversation_title": conv.title, "export": fmt}
+    with engine.write_lock, engine.store.tx() as db:
+        # Every memory of the session, also those a killed run stored: they all get the title.
+        db.execute(
+            "UPDATE memories SET meta = json_patch(meta, ?) WHERE session_id = ? AND source = 'ingest' AND json_valid(meta)",
+            (json.dumps({k: v for k, v in meta.items() if v is not None}), conv.id),
+        )
+        _mark(engine, fmt, conv, result["kept"])  # in the same transaction: titled and done, or neither
+    return out
+
+
+def _mark(engine: Mnemo, fmt: str, conv: Conversation, kept: int) -> None:
+    entry = {"updated_at": conv.updated_at, "at": engine.now(), "kept": kept}
+    with engine.write_lock, engine.store.tx():
+        engine.store.kv_set(journal_key(fmt, conv.id), json.dumps(entry))
