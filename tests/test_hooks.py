@@ -297,3 +297,25 @@ def test_a_file_that_is_not_a_claude_code_transcript_is_refused(daemon: Daemon, 
     r = client.capture(str(t), wing="/tmp/harbor")
     assert r["bad_lines"] == 1 and r["new_turns"] == 4 and r["to_offset"] == t.stat().st_size
     assert client.stats().memories == r["kept"]
+
+
+def test_ingest_from_claude_code_on_the_command_line(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from mnemo.sources import names, reader
+
+    from .conftest import invoke_main
+
+    assert "claude-code" in names()  # registered beside the chat exports
+    (conv,) = reader("claude-code")(FIXTURES / "session.jsonl", None)
+    assert conv.id == SESSION and conv.title == "Queue backend choice for harbor" and len(conv.messages) == 4
+
+    monkeypatch.setenv("MNEMO_EMBEDDING_MODEL", "hash-64")
+    t = tmp_path / "s.jsonl"
+    shutil.copy(FIXTURES / "session.jsonl", t)
+    code, out, _ = invoke_main(capsys, "ingest", "--from", "claude-code", str(t), "--wing", "harbor", "--json")
+    first = json.loads(out)
+    assert code == 0 and first["new_turns"] == 4 and first["wing"] == "harbor" and first["kept"] >= 2
+    code, out, _ = invoke_main(capsys, "ingest", "--from", "claude-code", str(t))
+    assert code == 0 and out.startswith("nothing new in")
+    code, out, _ = invoke_main(capsys, "list", "--wing", "harbor", "--json")
+    assert len(json.loads(out)["memories"]) == first["kept"]
