@@ -91,6 +91,11 @@ class MnemoAPI(Protocol):
 
     def read_note(self, path_or_title: str) -> dict[str, Any]: ...
 
+    def related(
+        self, path: str | None = None, text: str | None = None, content: str | None = None, k: int = 10,
+        tier: str = "all", **filters: Any,
+    ) -> dict[str, Any]: ...
+
     def rename_note(self, path: str, title: str) -> dict[str, Any]: ...
 
     def dashboard(self) -> str: ...
@@ -160,6 +165,7 @@ OPERATIONS: dict[str, bool] = {
     "promote": True,
     "demote": True,
     "read_note": False,
+    "related": False,
     "rename_note": True,
     "dashboard": True,
     "edit": True,

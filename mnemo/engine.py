@@ -461,6 +461,14 @@ class Mnemo:
 
         return read_note(self, path_or_title)
 
+    def related(self, path: str | None = None, text: str | None = None, content: str | None = None,
+                k: int = 10, tier: str = "all", **filters: Any) -> dict[str, Any]:
+        """Memories and notes related to one note (its title, headings and first lines, or the
+        selection ``text``), never the note itself or its own memory; does not reinforce."""
+        from .vault.related import related
+
+        return related(self, path, text=text, content=content, k=k, tier=tier, **filters)
+
     def rename_note(self, path: str, title: str) -> dict[str, Any]:
         """Rename a note mnemo owns; incoming wikilinks in every note follow."""
         from .vault import vault_lock
@@ -637,7 +645,8 @@ class Mnemo:
 
     def _note_of_handle(self, handle: str) -> tuple[str, str | None] | None:
         """(path, mnemo_id) of the note a recall hit named: a passage id (``<note uid>:<n>``, or
-        the first 8+ characters of it as the CLI prints them) or the note's path."""
+        the first 8+ characters of it as the CLI prints them) or the note's path (with the
+        ``#heading`` that ``context`` adds)."""
         rows = self.store.query("SELECT n.path, n.mnemo_id FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?",
                                 (handle,))
         if not rows and len(handle) >= 8 and all(ch in "0123456789abcdef" for ch in handle):
@@ -645,7 +654,8 @@ class Mnemo:
             if len(rows) > 1:
                 raise InvalidInput(f"id prefix {handle!r} is ambiguous", hint="give more characters of the id")
         if not rows:
-            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE path = ? OR path = ? || '.md'", (handle, handle))
+            path = handle.split("#", 1)[0]  # `context` names a passage as path#heading
+            rows = self.store.query("SELECT path, mnemo_id FROM notes WHERE path = ? OR path = ? || '.md'", (path, path))
         return (rows[0][0], rows[0][1]) if rows else None
 
     def get(self, memory_id: str) -> Memory:

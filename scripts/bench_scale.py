@@ -106,6 +106,20 @@ def du_mb(path: Path) -> float:
     return round(total / 2**20, 1)
 
 
+def prepare(args: argparse.Namespace, prefix: str) -> tuple[Path, dict[str, str]]:
+    """The run's folder (``home/`` and ``vault/``: new, or the kept one ``--reuse`` names) and
+    the daemon's environment (the model; scheduled jobs and the watcher off), set here too."""
+    reuse = args.reuse is not None
+    if reuse and not (args.reuse / "home" / "mnemo.db").is_file():
+        sys.exit(f"Error: {args.reuse} is not a folder kept by --keep (no home/mnemo.db)")
+    tmp = args.reuse if reuse else Path(tempfile.mkdtemp(prefix=prefix))
+    (tmp / "vault").mkdir(exist_ok=reuse)
+    quiet = {f"MNEMO_DAEMON_{job.upper()}_INTERVAL": "0" for job in ("activity", "promote", "gc", "enrich", "dashboard", "dream")}
+    env = {"MNEMO_EMBEDDING_MODEL": args.model, "HF_HUB_OFFLINE": "1", "MNEMO_DAEMON_WATCH": "0", **quiet}
+    os.environ.update(env)
+    return tmp, env
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000, help="memories")
@@ -117,15 +131,9 @@ def main() -> None:
     ap.add_argument("--reuse", type=Path, metavar="DIR", help="a kept run's folder: time recall and save only")
     args = ap.parse_args()
 
+    tmp, env = prepare(args, "mnemo-bench-scale-")
     reuse = args.reuse is not None
-    if reuse and not (args.reuse / "home" / "mnemo.db").is_file():
-        sys.exit(f"Error: {args.reuse} is not a folder kept by --keep (no home/mnemo.db)")
-    tmp = args.reuse if reuse else Path(tempfile.mkdtemp(prefix="mnemo-bench-scale-"))
     home, vault = tmp / "home", tmp / "vault"
-    vault.mkdir(exist_ok=reuse)
-    quiet = {f"MNEMO_DAEMON_{job.upper()}_INTERVAL": "0" for job in ("activity", "promote", "gc", "enrich", "dashboard", "dream")}
-    env = {"MNEMO_EMBEDDING_MODEL": args.model, "HF_HUB_OFFLINE": "1", "MNEMO_DAEMON_WATCH": "0", **quiet}
-    os.environ.update(env)
     out: dict[str, object] = {"memories": args.n, "notes": args.notes, "model": args.model, "cores": os.cpu_count()}
 
     t0 = time.perf_counter()

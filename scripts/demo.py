@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,21 @@ MEMORIES = [
 ]
 
 
+# The person's own notes, already in the vault: the promoted decision should link to the first,
+# never to the second (it only shares the word "team").
+NOTES = {
+    "Projects/Choosing a database.md": "# Choosing a database\n\nWe compared PostgreSQL, MySQL and MongoDB for the "
+    "main database. PostgreSQL won: the team already knows it well, and we want transactions and JSONB.\n",
+    "Team offsite.md": "# Team offsite\n\nThe team goes kayaking on Friday. Bring dry clothes; dinner at the harbour.\n",
+}
+WIKILINK = re.compile(r"\[\[([^\]|#]+)")
+
+
+def resolves(vault: Path, target: str) -> bool:
+    """Whether a wikilink target names a note of the vault (by name, or by vault path)."""
+    return any(p.stem == target or p.relative_to(vault).with_suffix("").as_posix() == target for p in vault.rglob("*.md"))
+
+
 def step(text: str) -> None:
     print(f"\n== {text}")
 
@@ -31,6 +47,11 @@ def main(work: str) -> None:
     step(f"init: home {settings.home}, vault {settings.vault}")
     created = init_home(settings).get("created", [])
     print(f"vault set up ({len(created)} files and folders created)")
+    if settings.vault:
+        for rel, text in NOTES.items():
+            (settings.vault / rel).parent.mkdir(parents=True, exist_ok=True)
+            (settings.vault / rel).write_text(text, encoding="utf-8")
+        print(f"the person's notes: {', '.join(NOTES)}")
     t0 = time.perf_counter()
     with Mnemo(settings, clock=clock) as m:
         step("save six memories")
@@ -43,16 +64,24 @@ def main(work: str) -> None:
             clock.advance(DAY)
             m.touch(db.id)
         print(f"{db.id[:8]} now has {m.get(db.id).use_count} uses")
+        if settings.vault:
+            step("index the person's notes")
+            r = m.index_vault()
+            print(f"{r['notes']} notes indexed")
         step("promote what earned it into the vault")
         promoted = m.promote(auto=True)
         for p in promoted:
             print(f"promoted {p.memory_id[:8]} → {p.path}")
         if promoted and settings.vault:
             print(f"\n--- {promoted[0].path} ---")
-            print((settings.vault / promoted[0].path).read_text(encoding="utf-8").rstrip())
+            text = (settings.vault / promoted[0].path).read_text(encoding="utf-8")
+            print(text.rstrip())
             print("---")
+            links = list(dict.fromkeys(WIKILINK.findall(text)))
+            ok = [t for t in links if resolves(settings.vault, t)]
+            print(f"wikilinks: {', '.join(f'[[{t}]]' for t in links) or 'none'}; {len(ok)} of {len(links)} resolve to a note")
         if settings.vault:
-            step("index the vault's notes, write the dashboard")
+            step("index the vault's notes again, write the dashboard")
             r = m.index_vault()
             print(f"{r['notes']} notes indexed ({r['added']} new, {r['unchanged']} unchanged); "
                   f"dashboard: {m.dashboard()}")

@@ -299,6 +299,7 @@ def test_every_recall_handle_is_accepted_by_show_and_touch(vengine: Mnemo, home:
                                                            monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     import json
+    import re
 
     m = vengine
     mid = m.save(DB).memory.id
@@ -314,7 +315,10 @@ def test_every_recall_handle_is_accepted_by_show_and_touch(vengine: Mnemo, home:
     code, text, _ = invoke_main(capsys, "recall", "PostgreSQL database backups", "--no-touch")
     handles = [line.split()[2] for line in text.splitlines()]
     assert len(handles) == len(hits)
-    for ref in [h["id"] for h in hits] + handles:
+    code, block, _ = invoke_main(capsys, "context", "PostgreSQL database backups", "--no-touch")
+    named = re.findall(r"^\[([^\]]+)\]", block, flags=re.M)  # how `context` names each item
+    assert "Ops notes.md#Ops notes" in named and len(named) >= 3
+    for ref in [h["id"] for h in hits] + handles + named:
         code, shown, err = invoke_main(capsys, "show", ref, "--json")
         assert code == 0, (ref, err)
         shown = json.loads(shown)
@@ -322,6 +326,7 @@ def test_every_recall_handle_is_accepted_by_show_and_touch(vengine: Mnemo, home:
             assert shown["path"] == "Ops notes.md"
             code, _, err = invoke_main(capsys, "touch", ref)
             assert code == 1 and "is the note Ops notes.md, not a memory" in err and "note show" in err
+            assert invoke_main(capsys, "note", "show", ref)[0] == 0
         else:  # a memory, or a passage of a promoted note: its memory
             assert invoke_main(capsys, "touch", ref)[0] == 0
     promoted_hit = next(h for h in hits if h["tier"] == "ltm" and h["path"].startswith("Memories/"))

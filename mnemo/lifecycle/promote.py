@@ -2,9 +2,10 @@
 
 Promotion turns a memory into a note in ``Memories/`` (``vault.memories_folder``): readable
 title as the file name, frontmatter properties, the content, and a Related section linking
-entity notes (``vault.entities``) and related promoted notes. The memory becomes ``promoted``
-with ``note_path`` pointing at its note; the note is indexed at once, its chunks carrying the
-``mnemo_id`` so recall can return the note instead of a duplicate.
+entity notes (``vault.entities``), related promoted notes and the person's own notes about the
+same subject (``vault.weave``). The memory becomes ``promoted`` with ``note_path`` pointing at
+its note; the note is indexed at once, its chunks carrying the ``mnemo_id`` so recall can return
+the note instead of a duplicate.
 
 Idempotent: the note of a memory is found by its ``note_path``, else by its ``mnemo_id`` in the
 notes index, else by its file name holding the same ``mnemo_id``; it is then updated in place
@@ -31,6 +32,7 @@ from ..vault.names import join_rel, note_filename, safe_title, title_of
 from ..vault.parse import parse_note
 from ..vault.render import mark_demoted, render_new, render_update, title_for, unmark_demoted
 from ..vault.sync import log_event
+from ..vault.weave import woven_links
 from ..vault.writer import move_note_file, read_note_file, text_hash, update_note, write_note
 from . import demotion
 
@@ -148,6 +150,7 @@ def promote_one(engine: Mnemo, m: Memory, dry_run: bool = False) -> PromotionRes
                                status="planned", entities=tuple(names))
     entities = link_entities(engine, names)
     related = [e.link for e in entities if e.link] + _related(engine, m, names)
+    related += woven_links(engine, m, exclude={p for p in (existing, target) if p})
     related = list(dict.fromkeys(related))
     now = engine.now()
     if existing is None:

@@ -24,6 +24,8 @@ def resolve_note(engine: Mnemo, path_or_title: str) -> str:
     ref = (path_or_title or "").strip()
     if not ref:
         raise InvalidInput("no note given", hint="give a note path (Memories/Note.md) or a title")
+    if ".md#" in ref.lower():  # `Note.md#Heading`, as `context` names a passage: the note
+        ref = ref[: ref.lower().index(".md#") + 3]
     looks_like_path = "/" in ref or "\\" in ref or ref.lower().endswith(".md")
     if looks_like_path and any(p.startswith(".") for p in ref.replace("\\", "/").split("/") if p not in ("", ".", "..")):
         # Checked before any ".md" is tried on: the refusal names the file that was asked for.

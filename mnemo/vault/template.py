@@ -39,4 +39,12 @@ def init_vault(vault: Path, template: Path = TEMPLATE) -> list[str]:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dst)
         created.append(rel.as_posix())
+    if not had_settings:
+        # The Obsidian settings are new, made from the template: the companion plugin comes with
+        # them (copied from mnemo's package data, not kept twice in the template).
+        from ..obsidian.install import install
+
+        r = install(vault)
+        if r["action"] != "unchanged":
+            created.append(Path(r["path"]).relative_to(vault.resolve()).as_posix() + "/")
     return created

@@ -1,0 +1,1 @@
+"""mnemo inside Obsidian: the companion plugin (``plugin/``, shipped built) and its installer."""
