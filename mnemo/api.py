@@ -110,6 +110,15 @@ class MnemoAPI(Protocol):
         dry_run: bool = False, format: str | None = None,
     ) -> dict[str, Any]: ...
 
+    def capture(
+        self, path: str, source: str = "claude-code", wing: str | None = None, session_id: str | None = None,
+        dry_run: bool = False, final: bool = False,
+    ) -> dict[str, Any]: ...
+
+    def project_context(
+        self, project: str, query: str | None = None, budget: int | None = None, session_id: str | None = None,
+    ) -> dict[str, Any]: ...
+
     def ingest_conversation(
         self, conversation: dict[str, Any], format: str, me: str | None = None, wing: str | None = None,
         room: str | None = None, dry_run: bool = False,
@@ -179,4 +188,7 @@ OPERATIONS: dict[str, bool] = {
     "chain": False,
     "graph": False,
     "enrich_pending": True,
+    # client session capture (capture.py): the hooks' operations
+    "capture": True,
+    "project_context": True,  # records which ids it showed to the session (nothing is reinforced)
 }

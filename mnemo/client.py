@@ -150,6 +150,14 @@ class RemoteMnemo:
 
         return decode(raw, annotation_of(MnemoAPI.import_jsonl, "return"))
 
+    def submit(self, op: str, kwargs: dict[str, Any] | None = None, timeout: float | None = None) -> dict[str, Any]:
+        """Queue an operation in the daemon's background (``POST /v1/background/<op>``): the
+        daemon checks the arguments and answers with the job at once, then runs it."""
+        return self._request("POST", f"/v1/background/{op}", kwargs or {}, op=op, timeout=timeout)
+
+    def job(self, job_id: int) -> dict[str, Any]:
+        return self._request("GET", f"/v1/background/{int(job_id)}")
+
     def daemon_status(self) -> dict[str, Any]:
         return self._request("GET", "/v1/status")
 

@@ -182,6 +182,15 @@ class DreamSettings:
 
 
 @dataclass
+class HooksSettings:
+    budget: int = 1500  # tokens of the block a session starts with (mnemo hook session-start)
+    project_share: float = 0.7  # ... of which the project's own memories may take this much; shared knowledge the rest
+    start_daemon: bool = True  # a hook that finds no daemon starts one in the background (the next hook finds it warm)
+    capture_fallback: bool = True  # ... and a capture hook hands the transcript to a background `mnemo ingest` meanwhile
+    connect_timeout: float = 0.5  # seconds a hook waits for the daemon to answer before giving up
+
+
+@dataclass
 class Settings:
     home: Path
     vault: Path | None = None
@@ -195,6 +204,7 @@ class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     graph: GraphSettings = field(default_factory=GraphSettings)
     dream: DreamSettings = field(default_factory=DreamSettings)
+    hooks: HooksSettings = field(default_factory=HooksSettings)
 
     # The TOML/env name of each section (``vault`` is taken by the vault path).
     SECTIONS: typing.ClassVar[dict[str, str]] = {
@@ -207,6 +217,7 @@ class Settings:
         "judge": "judge",
         "graph": "graph",
         "dream": "dream",
+        "hooks": "hooks",
     }
 
     @property

@@ -553,6 +553,31 @@ class Mnemo:
 
         return ingest(self, path_or_text, wing=wing, room=room, session_id=session_id, dry_run=dry_run, format=format, progress=progress)
 
+    def capture(
+        self,
+        path: str,
+        source: str = "claude-code",
+        wing: str | None = None,
+        session_id: str | None = None,
+        dry_run: bool = False,
+        final: bool = False,
+    ) -> dict[str, Any]:
+        """Ingest the part of a client's session transcript not read before (an offset per
+        file, in the store), in the session's project; observe the recalled memories it used
+        (``capture.py``). ``final``: the session ended."""
+        from .capture import capture
+
+        return capture(self, path, source=source, wing=wing, session_id=session_id, dry_run=dry_run, final=final)
+
+    def project_context(
+        self, project: str, query: str | None = None, budget: int | None = None, session_id: str | None = None,
+    ) -> dict[str, Any]:
+        """The block a session in ``project`` starts with: the project's pinned memories,
+        session notes and relevant memories, then shared knowledge; reinforces nothing."""
+        from .capture import project_context
+
+        return project_context(self, project, query=query, budget=budget, session_id=session_id)
+
     def ingest_conversation(
         self,
         conversation: dict[str, Any],

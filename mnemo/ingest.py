@@ -22,6 +22,7 @@ stored and linked.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -34,6 +35,41 @@ from .models import Memory
 
 if TYPE_CHECKING:
     from .engine import Mnemo
+
+
+SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.I)
+
+
+def addressees(turns: list[Any], speakers: set[str | None]) -> dict[int, str]:
+    """Whom each turn speaks to: the person who spoke last before it, else the next one."""
+    out: dict[int, str] = {}
+    for i, t in enumerate(turns):
+        if t.speaker not in speakers:
+            continue
+        before = (u.speaker for u in reversed(turns[:i]) if u.speaker in speakers and u.speaker != t.speaker)
+        after = (u.speaker for u in turns[i + 1 :] if u.speaker in speakers and u.speaker != t.speaker)
+        who = next(before, None) or next(after, None)
+        if who:
+            out[t.index] = who
+    return out
+
+
+def attributed(text: str, speaker: str | None, addressee: str | None) -> tuple[str, list[str]]:
+    """The memory as it should read out of its conversation: the speaker's name in front
+    ("Alice: I prefer dark mode"), and whom "you" means ("Bob (to Alice): your fix works").
+    Returns the text and the people it is about (the speaker when it says "I", the addressee
+    when it says "you")."""
+    from .nlp.extract import FIRST_PERSON
+
+    if not speaker:
+        return text, []
+    about = [speaker] if FIRST_PERSON.search(text) else []
+    you = addressee if addressee and SECOND_PERSON.search(text) else None
+    if you:
+        about.append(you)
+    if text.startswith(speaker) and not you:
+        return text, about
+    return (f"{speaker} (to {you}): {text}" if you else f"{speaker}: {text}"), about
 
 
 def _session_for(turns: list[Any]) -> str:
@@ -73,20 +109,20 @@ def ingest(
             hint="JSON: a list of {role, content}; Markdown: **Name:** lines or ## Name headings; text: Name: lines or paragraphs",
         )
     sid = session_id or _session_for(turns)
-    cands, stats = extract.candidates(turns, progress=progress)
+    cands, stats = extract.candidates(turns, progress=progress, embedder=engine.embedder)
 
     speakers = {t.speaker for t in turns if extract.is_person(t.speaker)}
     first_pass = {n for c in cands for n in entities_of(c.spans, None)}
     gaz = gazetteer(engine, extra=sorted(speakers | first_pass))
     now = engine.now()
+    addressee = addressees(turns, speakers)
     drafts: list[tuple[Memory, bool]] = []
     skipped = 0
     for c in cands:
         fp = fingerprint_spans(c.spans, c.text, c.type, gaz)
-        content = c.text
-        if c.speaker in speakers and extract.FIRST_PERSON.search(c.text):
-            content = f"{c.speaker}: {c.text}"
-            name_ok = clean_entity(c.speaker or "")
+        content, about = attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index))
+        for who in about:
+            name_ok = clean_entity(who)
             if name_ok and entity_key(name_ok) not in {entity_key(e) for e in fp.entities}:
                 fp = replace(fp, entities=(name_ok, *fp.entities))
         if not extract.substantive(c, fp.entities, fp.subjects):
@@ -100,7 +136,11 @@ def ingest(
             "room": room,
             "session_id": sid,
             "created_at": c.turn.timestamp if c.turn.timestamp is not None else now,
-            "meta": {"speaker": c.speaker, "turn": c.turn.index, "part": c.part, **({"conversation": name} if name else {})},
+            "meta": {
+                "speaker": c.speaker, "turn": c.turn.index, "part": c.part,
+                **({"conversation": name} if name else {}),
+                **({"statement": round(c.score, 4)} if c.score != float("inf") else {}),
+            },
         }
         m, _ = engine._draft(item, f"turn {c.turn.index + 1}: ")
         drafts.append((replace(m, fingerprint=fp), True))

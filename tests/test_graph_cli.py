@@ -25,13 +25,13 @@ def test_ingest_then_chain_on_the_decision(home: Path) -> None:
     chain = json.loads(r.stdout)
     causes = [c["content"] for c in chain["causes"]]
     assert causes == [
-        "Black Friday traffic tripled the request rate on the checkout service.",
-        "Because of the Black Friday traffic, the checkout service exhausted its database connection pool.",
-        "The exhausted connection pool caused checkout outages for 20 minutes.",
+        "Maya: Black Friday traffic tripled the request rate on the checkout service.",
+        "Maya: Because of the Black Friday traffic, the checkout service exhausted its database connection pool.",
+        "Maya: The exhausted connection pool caused checkout outages for 20 minutes.",
     ]
     assert [c["content"] for c in chain["consequences"]] == [
-        "After putting PgBouncer in front of the orders database, the checkout latency dropped to 80 ms.",
-        "The lower checkout latency led to a 4% increase in completed orders.",
+        "Maya: After putting PgBouncer in front of the orders database, the checkout latency dropped to 80 ms.",
+        "Maya: The lower checkout latency led to a 4% increase in completed orders.",
     ]
 
     text = run_cli("chain", decision["id"], "--consequences", home=home, env=ENV).stdout

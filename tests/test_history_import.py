@@ -107,6 +107,8 @@ def test_chatgpt_export_ingested_as_sessions(engine) -> None:  # noqa: ANN001
     lisbon = sessions[LISBON]
     assert {m.meta["conversation_title"] for m in lisbon} == {"Lisbon trip"}
     assert {m.meta["export"] for m in lisbon} == {"chatgpt"}
+    assert all(m.meta["attachments"] == ["alfama-map.png"] for m in lisbon)  # files by name, not content
+    assert all("attachments" not in m.meta for m in sessions[INVOICE])
     assert {m.meta["speaker"] for m in lisbon} == {"Alice", "assistant"}
     # Each memory keeps its message's time; the person's first-person words carry their name.
     times = {1772442060.0, 1772442075.0, 1772442300.0, 1772449500.5}

@@ -91,5 +91,5 @@ def main(argv: list[str] | None = None) -> None:
 
 # Command modules register themselves on ``cli`` when imported (``vault`` is imported under
 # another name: the global option of that name is a parameter above).
-from . import core, daemon, doctor, dream, graph, history, mcp, obsidian, recall, scoring  # noqa: E402,F401
+from . import core, daemon, doctor, dream, graph, history, hook, mcp, obsidian, recall, scoring  # noqa: E402,F401
 from . import vault as _vault_commands  # noqa: E402,F401

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..capture import INCREMENTAL
 from . import App, cli
 from .history import export_formats
 from .output import emit, progress, short
@@ -42,7 +43,8 @@ def _ingest_text(d: dict[str, Any]) -> str:
 @cli.command()
 @click.argument("source", metavar="FILE")
 @click.option("--from", "export", type=click.Choice(export_formats()), metavar="|".join(export_formats()),
-              help="FILE is this tool's data export (its .zip, folder or conversations.json): one session per conversation.")
+              help="FILE is this tool's data export (its .zip, folder or conversations.json): one session per conversation; "
+                   "claude-code: a Claude Code session transcript, read incrementally (only the lines not read before).")
 @click.option("--wing", help="Namespace for the memories, e.g. a project.")
 @click.option("--room", help="Sub-namespace within the wing.")
 @click.option("--session-id", help="The conversation's session (default: derived from its text).")
@@ -61,6 +63,11 @@ def ingest(app: App, source: str, export: str | None, wing: str | None, room: st
     With --from, FILE is a chat export (see `mnemo ingest --help` for the formats)."""
     from ..nlp import conversation
 
+    if export in INCREMENTAL:
+        if since or me:
+            raise click.UsageError("--since and --me do not go with --from claude-code")
+        _capture_transcript(app, export, source, wing, room, session_id, fmt, dry_run, as_json)
+        return
     if export:
         from .history import ingest_export_command
 
@@ -83,6 +90,31 @@ def ingest(app: App, source: str, export: str | None, wing: str | None, room: st
     with app.engine() as m, progress(2 * len(turns), "ingesting", as_json) as bar:
         result = m.ingest(payload, wing=wing, room=room, session_id=session_id, dry_run=dry_run, format=fmt, progress=bar)
     emit(result, as_json, _ingest_text)
+
+
+def _capture_text(d: dict[str, Any]) -> str:
+    if not d["new_turns"]:
+        return f"nothing new in {d['path']} (read up to byte {d['to_offset']})"
+    head = "would keep" if d["dry_run"] else "kept"
+    skipped = ", ".join(f"{k} {v}" for k, v in d["skipped"].items()) or "nothing"
+    return (f"{d['new_turns']} new turns (session {d['session_id']}, project {d['wing'] or '-'}): {head} {d['kept']} memories, "
+            f"{d['duplicates']} duplicates not stored; skipped {skipped}"
+            + (f"; {len(d['observed'])} recalled memories were used" if d["observed"] else ""))
+
+
+def _capture_transcript(app: App, client: str, source: str, wing: str | None, room: str | None, session_id: str | None,
+                        fmt: str | None, dry_run: bool, as_json: bool) -> None:
+    """A client's session file, read from where the last capture of it stopped."""
+    if room or fmt:
+        raise click.UsageError("--room and --format do not go with --from claude-code")
+    path = Path(source).expanduser()
+    if source == "-" or not path.is_file():
+        from ..errors import InvalidInput
+
+        raise InvalidInput(f"no such transcript: {source}", hint="Claude Code keeps them in ~/.claude/projects/<project>/<session-id>.jsonl")
+    with app.engine() as m:
+        result = m.capture(str(path.resolve()), source=client, wing=wing, session_id=session_id, dry_run=dry_run)
+    emit(result, as_json, _capture_text)
 
 
 def _node_line(n: dict[str, Any], mark: str = " ") -> str:

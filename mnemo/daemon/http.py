@@ -143,6 +143,8 @@ class Handler(BaseHTTPRequestHandler):
                     raise MnemoError("use POST /v1/shutdown")
                 app.request_stop("API request")
                 self._send_json(202, {"result": {"stopping": True}})
+            elif path == "/v1/background" or path.startswith("/v1/background/"):
+                self._background(method, path[len("/v1/background"):].strip("/"))
             elif path.startswith("/v1/") and method == "POST":
                 self._operation(path[4:])
             elif path.startswith("/v1/"):
@@ -154,6 +156,21 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # noqa: BLE001 - never a traceback to the client
             log.exception("internal error on %s", path)
             self._send_error(StorageError(f"internal error: {exc}", hint="see MNEMO_HOME/daemon.log"))
+
+    def _background(self, method: str, rest: str) -> None:
+        """``POST /v1/background/<op>`` queues an operation (202 with the job); ``GET
+        /v1/background`` is the queue's state, ``GET /v1/background/<job id>`` one job."""
+        bg = self.server.app.background
+        if method == "POST":
+            if not rest or rest.isdigit():
+                raise MnemoError("use POST /v1/background/<operation>")
+            self._send_json(202, {"result": bg.submit(rest, self._body())})
+        elif not rest:
+            self._send_json(200, {"result": bg.state()})
+        elif rest.isdigit():
+            self._send_json(200, {"result": bg.get(int(rest))})
+        else:
+            raise NotFound(f"no endpoint /v1/background/{rest}", hint="GET /v1/background/<job id>")
 
     def _operation(self, op: str) -> None:
         app = self.server.app

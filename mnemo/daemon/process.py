@@ -40,6 +40,32 @@ def _failure_reason(tail: list[str]) -> str | None:
     return None
 
 
+def spawn_daemon(home: Path, vault: Path | None = None, now: str | None = None,
+                 extra_env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start ``mnemo daemon run`` detached (its own session, output to the daemon's log) and
+    return at once; ``start_daemon`` waits for it to answer."""
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    cmd = [sys.executable, "-m", "mnemo", "--home", str(home)]
+    if vault is not None:
+        cmd += ["--vault", str(vault)]
+    if now:
+        cmd += ["--now", now]
+    cmd += ["daemon", "run", "--background"]
+    return spawn_detached(cmd, home / LOG_NAME, extra_env)
+
+
+def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Run ``cmd`` in its own session, outliving the caller, its output appended to ``log_path``."""
+    env = {**os.environ, **(extra_env or {})}
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        return subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            cmd, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, env=env, start_new_session=True, close_fds=True,
+        )
+    finally:
+        os.close(fd)
+
+
 def start_daemon(home: Path, vault: Path | None = None, now: str | None = None, timeout: float = 120.0,
                  extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     """Start ``mnemo daemon run`` detached and wait until it answers. Refuses (LockedError) when
@@ -60,22 +86,8 @@ def start_daemon(home: Path, vault: Path | None = None, now: str | None = None, 
                               hint="wait a few seconds and run `mnemo daemon status`")
         raise LockedError(f"{home} is in use by a mnemo {kind} command (pid {pid})",
                           hint="wait for it to finish, then start the daemon")
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    cmd = [sys.executable, "-m", "mnemo", "--home", str(home)]
-    if vault is not None:
-        cmd += ["--vault", str(vault)]
-    if now:
-        cmd += ["--now", now]
-    cmd += ["daemon", "run", "--background"]
-    env = {**os.environ, **(extra_env or {})}
+    proc = spawn_daemon(home, vault, now, extra_env)
     log_path = home / LOG_NAME
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            cmd, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, env=env, start_new_session=True, close_fds=True,
-        )
-    finally:
-        os.close(fd)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         code = proc.poll()

@@ -372,6 +372,17 @@ class Daemon:
             }
         return out
 
+    @property
+    def background(self) -> Any:
+        """The queue of operations run after the request was answered (``background.py``)."""
+        bg = self.__dict__.get("_background")
+        if bg is None:
+            from .background import Background
+
+            with self._counts_lock:
+                bg = self.__dict__.setdefault("_background", Background(self))
+        return bg
+
     # -- status ---------------------------------------------------------------------------------
     def identity(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "version": __version__, "home": str(self.home)}
@@ -413,6 +424,7 @@ class Daemon:
                 "waiting": self.waiting,
                 "watcher_pending": self.watcher.pending_count() if self.watcher is not None else 0,
             },
+            "background": self.background.state(),
             "requests": self.requests,
             "errors": self.errors,
             "embed_model": store.kv_get("index.model_name") if store is not None else None,

@@ -46,7 +46,7 @@ CAUSAL_WEIGHT = 0.7  # the seed's weight for rule-detected causal edges
 SUPERSEDES_WEIGHT = 0.8
 CONFLICTS_WEIGHT = 0.7
 MAX_CONFLICTS = 2
-ANAPHOR_MAX_TURNS = 1
+ANAPHOR_MAX_TURNS = 3  # the memory said just before may sit behind a turn or two of chatter
 ANAPHOR_MAX_SECONDS = 15 * 60
 
 # Relations that form causal chains, by which end is upstream (the cause).
@@ -68,10 +68,12 @@ def _cue(rel: str, pattern: str, scope: str) -> Cue:
 # Order is priority: one pair gets at most one causal link, the first cue that finds it.
 CUES: tuple[Cue, ...] = (
     _cue("resolves", r"\b(?:fixed|fixes|fixing|resolved|resolves|solved|solves|patched|mitigated|the fix (?:for|is|was)|workaround for|to fix)\b", "object"),
-    _cue("because", r"^(?:that's|that is|this is|which is) (?:why|the reason)\b|^(?:so|therefore|consequently|hence|thus|as a result)\b", "anaphor"),
-    _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given that|the reason (?:is|was)(?: that)?)\b", "after"),
+    _cue("because", r"^(?:that's|that’s|that is|this is|which is) (?:why|the reason)\b|^(?:so|therefore|consequently|hence|thus|as a (?:result|consequence)|for (?:that|this) reason)\b|"
+         r"\bto (?:stop|prevent|avoid) (?:it|that|this)(?: from)? (?:happening|recurring)(?: again)?\b|\bto avoid a repeat\b|^(?:that|this|which) explains\b", "anaphor"),
+    _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given(?: that| how)?|the reason (?:is|was)(?: that)?|"
+         r"in light of|in response to|following|seeing as|now that|in the wake of|comes? from|came from|stems? from|stemmed from)\b", "after"),
     _cue("because", r"(?:^|,\s*)since\b", "after"),
-    _cue("triggered", r"\b(?:triggered|led to|leads to|resulted in|results in|prompted|caused|kicked off|sparked)\b", "before"),
+    _cue("triggered", r"\b(?:triggered|led to|leads to|resulted in|results in|prompted|caused|kicked off|sparked|made (?:us|me|him|her|them))\b", "before"),
     _cue("triggered", r"^after\b", "after"),
     _cue("contradicts", r"\b(?:contradicts?|that's not (?:true|right|correct)|(?:is|was)(?: not|n't) (?:true|correct|right)|turns out|turned out|wrong about|contrary to|not actually)\b|^actually\b", "all"),
     _cue("updates", r"\b(?:update:|updated|now (?:use|uses|using|prefer|prefers|is|are|runs?)|switched|switching|changed|changing|moved (?:to|from)|no longer|anymore|from now on|replaced|replacing|migrated|migrating|revised|going forward)\b", "all"),
@@ -178,6 +180,22 @@ def same_topic(a: Terms, b: Terms) -> bool:
     return bool(a.subjects & b.subjects or a.phrases & b.phrases)
 
 
+_ATTRIBUTION = re.compile(r"^[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?(?: \(to [^)]{1,60}\))?:\s+")
+
+
+def said(m: Memory) -> str:
+    """The statement without the speaker's name ingest puts in front ("Alice: ...")."""
+    speaker = m.meta.get("speaker") if isinstance(m.meta, dict) else None
+    if isinstance(speaker, str) and m.content.startswith(speaker):
+        return _ATTRIBUTION.sub("", m.content, count=1)
+    return m.content
+
+
+def stems(text: str) -> set[str]:
+    """Content words, crudely stemmed ("backups", "backup"; "failed", "failing")."""
+    return {_stem(singular(w)) for w in (x.lower() for x in re.findall(r"[A-Za-z][A-Za-z'-]*", text)) if _content(w)}
+
+
 def cue_spans(text: str) -> list[tuple[str, str, bool, str]]:
     """(rel, the text the cue points at, whether it points back with a pronoun, the text
     before the cue) for each cue found in ``text``, in priority order."""
@@ -209,7 +227,11 @@ def cue_spans(text: str) -> list[tuple[str, str, bool, str]]:
 
 
 def _is_anaphoric(span: str) -> bool:
+    """"because of that", "after the incident", and "after that trip": a pronoun, or a
+    demonstrative with a noun, points back to what was just said."""
     words = [w.lower() for w in re.findall(r"[A-Za-z']+", span)]
+    if words and len(words) <= 3 and words[0] in ("that", "this", "these", "those"):
+        return True
     return bool(words) and len(words) <= 4 and any(w in _ANAPHORS for w in words) and all(w in _ANAPHOR_FILLER for w in words)
 
 
@@ -363,7 +385,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
     links: list[Link] = []
     linked: set[str] = set()
     t_new = terms(new)
-    cues = cue_spans(new.content)
+    cues = cue_spans(said(new))
     update_cue = any(cue[0] == "updates" for cue in cues)
     recent_first = list(reversed(candidates))
 
@@ -401,17 +423,22 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
         target: Memory | None = None
         explains = False
         if anaphoric:
-            prev = recent_first[0] if recent_first else None
-            if prev is not None and _close(prev, new):
-                target = prev
+            # The memory said just before, or among the few said just before the one the new
+            # statement shares most with ("Redis ran out of memory" ... "That explains the
+            # logouts." ... "To stop it happening again, we raised the Redis memory limit").
+            close = [c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new)]
+            if close:
+                mine = stems(said(new))
+                target = max(close, key=lambda c: (len(mine & stems(said(c))), -close.index(c)))
         else:
             want = focus(new, span) if span else t_new
+            want_stems = stems(span) if span else set()
             best = 0.0
             for old in recent_first:
                 if mentions_id(new.content, old):
                     target = old
                     break
-                score = overlap(want, terms(old))
+                score = max(overlap(want, terms(old)), _echo(want_stems, old, new))
                 if score >= MIN_OVERLAP and rel == "resolves" and old.type == MemoryType.DEBUG_LOG:
                     score += 1.0  # what gets fixed is, most often, a reported problem
                 if score >= MIN_OVERLAP and score > best:
@@ -419,7 +446,8 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
             if target is None and rel == "because" and before.strip() and new.type != MemoryType.DECISION:
                 # "The TimeoutError happens because the test starts too early": the reason is
                 # new, the problem it explains was reported before; the new memory is its cause.
-                target = _best(focus(new, before), [c for c in recent_first if c.type == MemoryType.DEBUG_LOG])
+                problems = [c for c in recent_first if c.type == MemoryType.DEBUG_LOG]
+                target = _best(focus(new, before), problems, stems(before), new)
                 explains = target is not None
         if target is not None and target.id not in linked:
             src, dst = (new.id, target.id) if explains else (target.id, new.id)
@@ -428,10 +456,28 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
     return links
 
 
-def _best(want: Terms, candidates: Sequence[Memory]) -> Memory | None:
+def _echo(want: set[str], old: Memory, new: Memory) -> float:
+    """Evidence that a cue's phrase ("because of *the failed backup*") names ``old``: shared
+    content words, crudely stemmed, two at least; one is enough when ``old`` was said just
+    before in the same conversation (a definite "the migraines" then refers back to it). A
+    generic word ("time", "issue", "team") is never content, so it never links. The one-word
+    case holds for a short phrase only: a clause that happens to share a word needs two."""
+    if not want:
+        return 0.0
+    shared = want & stems(said(old))
+    if len(shared) >= 2:
+        return float(len(shared))
+    if shared and len(want) <= 3 and _close(old, new):
+        return MIN_OVERLAP
+    return 0.0
+
+
+def _best(want: Terms, candidates: Sequence[Memory], want_stems: set[str] | None = None, new: Memory | None = None) -> Memory | None:
     best, target = 0.0, None
     for old in candidates:
         score = overlap(want, terms(old))
+        if want_stems and new is not None:
+            score = max(score, _echo(want_stems, old, new))
         if score >= MIN_OVERLAP and score > best:
             best, target = score, old
     return target

@@ -10,6 +10,8 @@ override it where one is configured.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from ..models import MemoryType
 
@@ -27,7 +29,7 @@ DECISION = [
 DEBUG = [
     re.compile(r"\b(?:traceback|stack ?trace|exception|segfault|segmentation fault|errno|exit code|stderr|core dump)\b", re.I),
     re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b"),
-    re.compile(r"\b(?:bug|crash(?:ed|es|ing)?|failing tests?|fails? with|failed with|broke|broken|regression|debugg?(?:ed|ing))\b", re.I),
+    re.compile(r"\b(?:bug|crash(?:ed|es|ing)?|failing tests?|fails? with|failed with|broke|broken|regression|debugg?(?:ed|ing)|flaky|ran out of|runs? out of)\b", re.I),
     re.compile(r"\b(?:timed out|times out|timeouts|timeout errors?|deadlock(?:ed)?|memory leak|race condition|out of memory|OOM|null pointer|panicked|failed|failing|failures?)\b", re.I),
     re.compile(r"\bline \d+\b|\.py:\d+|\bHTTP [45]\d\d\b|\b(?:status|error) (?:code )?[45]\d\d\b", re.I),
 ]
@@ -44,7 +46,7 @@ PREFERENCE = [
 ]
 SESSION = [
     re.compile(r"\b(?:today|tonight|this (?:session|morning|afternoon|week)|right now|currently|just now|earlier today|in this meeting|standup|stand-up)\b", re.I),
-    re.compile(r"\b(?:todo|to-do|next steps?|working on|wip|follow up|follow-up|blocked on|picking up)\b", re.I),
+    re.compile(r"\b(?:todo|to-do|next steps?|next up|up next|working on|wip|follow up|follow-up|blocked on|picking up)\b", re.I),
 ]
 
 
@@ -59,3 +61,118 @@ def classify(text: str) -> MemoryType:
     if any(p.search(head) for p in SESSION):
         return MemoryType.SESSION_NOTE
     return MemoryType.FACT
+
+
+# Typing from the parse: who acts, with which verb, in which tense. A decision is a change or
+# a choice the speaker's side makes ("we moved the launch", "I switched to cycling", "we'll fly
+# instead"), or any deliberate act stated with its reason ("so I resubmitted it"); a
+# preference is a lasting taste or habit ("I always choose aisle seats", "I usually cook at
+# home"); a session note is the speaker's own work in progress ("today I'm finishing ...").
+CHANGE_VERBS = frozenset(
+    ["move", "switch", "decide", "choose", "opt", "pick", "raise", "lower", "cut", "add", "remove", "cancel", "postpone", "reschedule", "replace", "upgrade", "downgrade", "migrate", "pin", "install", "sign", "join", "quit", "stop", "start", "resubmit", "book", "buy", "hire", "rehome", "enable", "disable", "cap", "limit", "convert", "split", "accept", "ask", "revert", "roll", "drop", "adopt", "introduce", "implement", "ban", "block", "set", "increase", "decrease", "reduce", "change", "fly", "plant", "rent", "sell", "return", "apply", "register", "enroll", "enrol", "delay", "skip", "swap", "rewrite", "refactor", "deprecate", "disable", "re-enable", "stream", "schedule", "take", "make", "put", "keep"]
+)
+STATE_VERBS = frozenset(
+    ["be", "have", "feel", "think", "know", "love", "like", "enjoy", "see", "hear", "watch", "seem", "look", "sound", "want", "need", "find", "get", "visit", "spend", "finish", "win", "lose", "miss", "fail", "break", "crack", "hurt", "sleep", "eat", "drink", "bake", "read", "play", "meet", "say", "tell", "talk", "chat", "work", "live", "grow", "cook"]
+)
+_IRREGULAR = {"went": "go", "gone": "go", "chose": "choose", "chosen": "choose", "bought": "buy", "took": "take",
+              "taken": "take", "made": "make", "set": "set", "cut": "cut", "put": "put", "got": "get", "spent": "spend",
+              "saw": "see", "seen": "see", "flew": "fly", "sold": "sell", "kept": "keep", "felt": "feel", "had": "have",
+              "was": "be", "were": "be", "is": "be", "are": "be", "'s": "be", "'m": "be", "'re": "be", "am": "be",
+              "found": "find", "won": "win", "lost": "lose", "broke": "break", "slept": "sleep", "ate": "eat",
+              "drank": "drink", "read": "read", "met": "meet", "said": "say", "told": "tell", "began": "begin",
+              "grew": "grow", "thought": "think", "knew": "know", "heard": "hear", "did": "do", "done": "do"}
+HABIT = frozenset({"always", "usually", "never", "normally", "generally", "typically", "often", "rarely", "mostly"})
+_FIRST_SUBJECTS = frozenset({"i", "we"})
+_PEOPLE = frozenset({"i", "we", "he", "she", "they", "you"})
+_REASON = re.compile(
+    r"\b(?:because|due to|as a result|therefore|hence|consequently|thanks to|owing to|given|in light of|in response to|"
+    r"following|seeing as|now that|to (?:stop|prevent|avoid)|after)\b|^so\b|^(?:that's|that’s|which is) why\b",
+    re.I,
+)
+_FUTURE = frozenset({"will", "'ll", "’ll", "shall"})
+_IN_PROGRESS = re.compile(r"\b(?:I'm|I’m|I am|we're|we’re|we are)\s+(?:\w+ly\s+)?(?!going to)\w+ing\b|\bnext up\b|\bup next\b", re.I)
+
+
+def verb_lemmas(word: str) -> set[str]:
+    """Possible base forms of an English verb form (no lemmatizer is loaded)."""
+    w = word.lower()
+    if w in _IRREGULAR:
+        return {_IRREGULAR[w]}
+    out = {w}
+    for cut, add in ((1, ""), (2, ""), (3, ""), (3, "e"), (4, ""), (3, "y"), (2, "e")):
+        if len(w) - cut >= 2:
+            out.add(w[:-cut] + add)
+    return out
+
+
+def _first_person_agent(verb: Any) -> bool:
+    subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subj is None and verb.dep_ == "xcomp" and any(c.dep_ == "dobj" and c.lower_ in ("me", "us") for c in verb.head.children):
+        return True  # "that bill prompted me to switch"
+    if subj is None and verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
+        return _first_person_agent(verb.head)
+    if subj is None:
+        return False
+    people = [subj, *subj.conjuncts]
+    return subj.dep_ == "nsubj" and any(p.lower_ in _FIRST_SUBJECTS for p in people)
+
+
+def _decided(span: Any) -> bool:
+    reason = bool(_REASON.search(span.text.strip()))
+    for tok in span:
+        if tok.pos_ != "VERB" or not _main_clause(tok) or not _first_person_agent(tok):
+            continue
+        lemmas = verb_lemmas(tok.text)
+        if lemmas & STATE_VERBS and not lemmas & CHANGE_VERBS:
+            continue
+        aux = {c.lower_ for c in tok.children if c.dep_ in ("aux", "auxpass")}
+        if "been" in aux:
+            continue  # "I've been going to the gym": a state of affairs, not a choice
+        future = bool(aux & _FUTURE) or (tok.tag_ == "VBG" and aux & {"'m", "am", "'re", "are", "’m", "’re"})
+        if lemmas & CHANGE_VERBS and (tok.tag_ in ("VBD", "VBN") or future or aux):
+            return True
+        if reason and tok.tag_ in ("VBD", "VBN", "VBG", "VB") and not lemmas & STATE_VERBS:
+            return True
+    return False
+
+
+def _main_clause(verb: Any) -> bool:
+    """The verb is what the sentence asserts, not a "since we moved ..." or "when I started
+    ..." clause that only sets the scene."""
+    while verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
+        verb = verb.head
+    if verb.dep_ in ("relcl", "acl", "pcomp"):
+        return False
+    return not any(c.dep_ == "mark" or (c.dep_ == "advmod" and c.lower_ in ("when", "while", "whenever", "where")) for c in verb.children)
+
+
+def _habit(span: Any) -> bool:
+    for tok in span:
+        verb = tok.head
+        if tok.lower_ in HABIT and verb.pos_ in ("VERB", "AUX") and verb.tag_ in ("VBP", "VBZ", "VB"):
+            subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+            # A person's habit ("I always ...", "my dad always ..."), not a thing's ("tours usually leave").
+            if subj is not None and (subj.lower_ in _PEOPLE or subj.ent_type_ == "PERSON" or any(c.dep_ == "poss" for c in subj.children)):
+                return True
+    return False
+
+
+def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
+    """``classify`` with the parse of the text's sentences: decisions and habits the patterns
+    miss, and a time word alone does not make a session note (it must be the speaker's own)."""
+    base = classify(text)
+    if base == MemoryType.DECISION:
+        return base
+    if base in (MemoryType.SESSION_NOTE, MemoryType.DEBUG_LOG) and _IN_PROGRESS.search(text) and any(p.search(text) for p in SESSION):
+        # "Next I'm picking up the PDF export ticket", "I'm working on the flaky login test
+        # today": the speaker's work under way, not a choice nor a bug report.
+        return MemoryType.SESSION_NOTE
+    if any(_decided(s) for s in spans):
+        return MemoryType.DECISION
+    if base in (MemoryType.DEBUG_LOG, MemoryType.PREFERENCE):
+        return base
+    if any(_habit(s) for s in spans):
+        return MemoryType.PREFERENCE
+    if base == MemoryType.SESSION_NOTE and not re.search(r"\b(?:I|I'm|I'll|me|my|we|we're|we'll|our)\b", text, re.I):
+        return MemoryType.FACT
+    return base

@@ -105,6 +105,9 @@ Reader = Callable[[Path, Seen | None], Iterator[Conversation | Skipped]]
 READERS: dict[str, str | Reader] = {
     "chatgpt": ".chatgpt:read",
     "claude": ".claude:read",
+    # A Claude Code session transcript as one conversation. `mnemo ingest --from claude-code` and
+    # the client hooks read it incrementally instead (``claude_code.read`` through ``capture``).
+    "claude-code": ".claude_code:conversations",
 }
 
 

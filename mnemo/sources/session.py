@@ -2,7 +2,7 @@
 
 The conversation goes through the ordinary ``ingest`` (turns → typed, fingerprinted, linked
 memories) with the export's id as the ``session_id``; the memories of the session then get the
-conversation's title and the export's name in ``meta``. When all of that is stored, a journal
+conversation's title, the export's name and the names of its attached files in ``meta``. When all of that is stored, a journal
 entry in the store's ``kv`` table (``history.<format>.<id>`` → the conversation's update time)
 says the conversation is done, so a second run skips it.
 
@@ -84,7 +84,7 @@ def ingest_conversation(
     if dry_run:
         out["memories"] = [m["content"] for m in result["memories"] if m["created"]]
         return out
-    meta = {"conversation_title": conv.title, "export": fmt}
+    meta = {"conversation_title": conv.title, "export": fmt, "attachments": conv.meta.get("attachments") or None}
     with engine.write_lock, engine.store.tx() as db:
         # Every memory of the session, also those a killed run stored: they all get the title.
         db.execute(

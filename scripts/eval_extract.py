@@ -1,0 +1,214 @@
+"""What `mnemo ingest` keeps from LoCoMo-format conversations, scored against their
+`observation` field (the facts annotators extracted, each citing the turns it comes from).
+
+For each conversation (a fresh store each), all sessions are ingested as one conversation and
+the stored memories are mapped back to their turns. Printed per conversation and pooled:
+
+- cited kept: share of turns an observation cites that gave at least one memory (goal >= 0.95);
+- uncited kept: share of the other turns that gave a memory (goal <= 0.35);
+- memories per kept turn (goal <= 1.3);
+- named: share of memories that name a participant (who said or did it);
+- the memory types.
+
+`--folds loo` chooses the statement-score threshold (`mnemo.nlp.extract.STATEMENT_THRESHOLD`)
+on all conversations but one and reports the one left out, for each in turn; the memories of
+one ingest with every candidate kept are filtered by the score each one carries, so the sweep
+costs one ingest per conversation.
+
+    .venv/bin/python scripts/eval_extract.py /work/shared/data/locomo-dev.json --folds loo
+    .venv/bin/python scripts/eval_extract.py data/locomo10.json --json   # any file of this format
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+_EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
+GRID = [float("-inf"), *(round(-0.5 + 0.025 * i, 3) for i in range(37))]  # thresholds tried by --folds loo
+
+
+def turns_of(sample: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The conversation as ingest turns (sessions in order, a minute apart) and each turn's dia_id."""
+    from scripts.eval_locomo import session_time
+
+    conv = sample["conversation"]
+    sessions = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)) and conv[k])
+    turns: list[dict[str, Any]] = []
+    dia: list[str] = []
+    for n in sessions:
+        t0 = session_time(conv[f"session_{n}_date_time"])
+        for i, t in enumerate(conv[f"session_{n}"]):
+            text = str(t.get("text", "")).strip()
+            if not text or not t.get("dia_id"):
+                continue
+            turns.append({"speaker": t.get("speaker", "?"), "text": text, "timestamp": t0 + 60 * i})
+            d = _EVIDENCE.findall(str(t["dia_id"]))
+            dia.append(f"D{int(d[0][0])}:{int(d[0][1])}" if d else str(t["dia_id"]))
+    return turns, dia
+
+
+def cited(sample: dict[str, Any]) -> set[str]:
+    out: set[str] = set()
+    for facts in (sample.get("observation") or {}).values():
+        for items in (facts or {}).values():
+            for item in items or []:
+                refs = item[1:] if isinstance(item, list) else []
+                for ref in refs:
+                    for s, t in _EVIDENCE.findall(str(ref)):
+                        out.add(f"D{int(s)}:{int(t)}")
+    return out
+
+
+def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
+    """One ingest of the whole conversation, every candidate kept whatever its statement
+    score; returns the stored memories (turn, type, content, score) and the gold."""
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+    from mnemo.nlp import extract
+
+    turns, dia = turns_of(sample)
+    saved = extract.STATEMENT_THRESHOLD
+    extract.STATEMENT_THRESHOLD = float("-inf")
+    try:
+        with tempfile.TemporaryDirectory(prefix="mnemo-eval-extract-") as home:
+            settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
+            with Mnemo(settings, clock=Clock(turns[-1]["timestamp"] + 60)) as m:
+                t0 = time.perf_counter()
+                res = m.ingest(json.dumps(turns), format="json", session_id=str(sample.get("sample_id", "conv")))
+                seconds = time.perf_counter() - t0
+                ids = [r["id"] for r in res["memories"] if r["created"]]
+                stored = m.store.get_memories(ids)
+                mems = [
+                    {"turn": stored[i].meta.get("turn"), "type": stored[i].type.value, "content": stored[i].content,
+                     "score": float(stored[i].meta.get("statement", 1.0))}
+                    for i in ids if i in stored
+                ]
+    finally:
+        extract.STATEMENT_THRESHOLD = saved
+    conv = sample["conversation"]
+    log(f"  {sample.get('sample_id', '?')}: {len(turns)} turns ingested in {seconds:.1f}s ({len(turns) / seconds:.0f}/s)")
+    return {"id": sample.get("sample_id", "?"), "dia": dia, "cited": cited(sample), "memories": mems,
+            "names": [conv.get("speaker_a", ""), conv.get("speaker_b", "")]}
+
+
+def measure(run: dict[str, Any], threshold: float) -> dict[str, Any]:
+    mems = [m for m in run["memories"] if m["score"] >= threshold]
+    dia = run["dia"]
+    gold = run["cited"] & set(dia)
+    kept = {dia[m["turn"]] for m in mems if isinstance(m["turn"], int) and m["turn"] < len(dia)}
+    uncited = set(dia) - gold
+    names = [n for n in run["names"] if n]
+    named = sum(1 for m in mems if any(re.search(rf"\b{re.escape(n)}\b", m["content"]) for n in names))
+    return {
+        "turns": len(dia), "cited": len(gold), "memories": len(mems),
+        "cited_kept": len(kept & gold) / len(gold) if gold else 0.0,
+        "uncited_kept": len(kept & uncited) / len(uncited) if uncited else 0.0,
+        "per_kept_turn": len(mems) / len(kept) if kept else 0.0,
+        "named": named / len(mems) if mems else 0.0,
+        "types": dict(Counter(m["type"] for m in mems)),
+        "_counts": (len(kept & gold), len(gold), len(kept & uncited), len(uncited), len(mems), len(kept), named),
+    }
+
+
+def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    kg, g, ku, u, n, k, named = (sum(r["_counts"][i] for r in rows) for i in range(7))
+    types: Counter[str] = Counter()
+    for r in rows:
+        types.update(r["types"])
+    return {"turns": sum(r["turns"] for r in rows), "cited": g, "memories": n, "cited_kept": kg / g if g else 0.0,
+            "uncited_kept": ku / u if u else 0.0, "per_kept_turn": n / k if k else 0.0,
+            "named": named / n if n else 0.0, "types": dict(types), "_counts": (kg, g, ku, u, n, k, named)}
+
+
+def objective(row: dict[str, Any]) -> float:
+    """What a threshold is chosen for: drop as many uncited turns as possible while cited
+    turns stay kept (>= 0.95); below that, cited recall first."""
+    if row["cited_kept"] < 0.95:
+        return row["cited_kept"] - 1.0
+    return 1.0 - row["uncited_kept"]
+
+
+def choose(runs: list[dict[str, Any]]) -> float:
+    best = max(GRID, key=lambda t: (objective(pooled([measure(r, t) for r in runs])), -t))
+    return best
+
+
+def fmt_row(name: str, r: dict[str, Any], extra: str = "") -> str:
+    types = ", ".join(f"{k} {v}" for k, v in sorted(r["types"].items(), key=lambda kv: -kv[1]))
+    return (f"{name:14} {r['turns']:6} {r['cited_kept']:11.3f} {r['uncited_kept']:12.3f} {r['per_kept_turn']:10.2f} "
+            f"{r['named']:6.2f} {r['memories']:5}  {extra}{types}")
+
+
+HEADER = f"{'conversation':14} {'turns':>6} {'cited kept':>11} {'uncited kept':>12} {'mem/turn':>10} {'named':>6} {'mems':>5}  types"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("locomo", type=Path, help="a LoCoMo-format JSON file (a list of conversations)")
+    ap.add_argument("--folds", choices=("none", "loo"), default="none")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+
+    from mnemo.nlp import extract
+
+    try:
+        data = json.loads(args.locomo.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"error: cannot read {args.locomo}: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(data, list) or not all(isinstance(s, dict) and "conversation" in s for s in data):
+        print(f"error: {args.locomo} is not a LoCoMo-format list of conversations", file=sys.stderr)
+        return 2
+    if args.limit:
+        data = data[: args.limit]
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    runs = [ingest_one(s, log) for s in data]
+    default = extract.STATEMENT_THRESHOLD
+    insample = [measure(r, default) for r in runs]
+    out: dict[str, Any] = {"threshold": default, "in_sample": {r["id"]: row for r, row in zip(runs, insample, strict=True)},
+                           "in_sample_pooled": pooled(insample)}
+    if args.folds == "loo" and len(runs) >= 2:
+        held: list[dict[str, Any]] = []
+        chosen: dict[str, float] = {}
+        for i, r in enumerate(runs):
+            t = choose(runs[:i] + runs[i + 1:])
+            chosen[r["id"]] = t
+            held.append(measure(r, t))
+        out["loo"] = {r["id"]: row for r, row in zip(runs, held, strict=True)}
+        out["loo_thresholds"] = chosen
+        out["loo_pooled"] = pooled(held)
+    if args.json:
+        print(json.dumps(out, default=lambda o: None, indent=1))
+        return 0
+    print(f"shipped threshold {default}: in-sample")
+    print(HEADER)
+    for r, row in zip(runs, insample, strict=True):
+        print(fmt_row(str(r["id"]), row))
+    print(fmt_row("pooled", out["in_sample_pooled"]))
+    if "loo" in out:
+        print("\nleave-one-conversation-out (threshold chosen on the others, reported on the one left out)")
+        print(HEADER)
+        for r, row in zip(runs, held, strict=True):
+            print(fmt_row(str(r["id"]), row, f"t={out['loo_thresholds'][r['id']]:+.3f}  "))
+        print(fmt_row("pooled", out["loo_pooled"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,60 @@
+"""Score `ingest` on the hand-labelled conversations of tests/labelled/ (types, what is kept,
+causal links). The `train` split is for developing rules; `test` is held out.
+
+    .venv/bin/python scripts/eval_labelled.py --split train [--show]
+    .venv/bin/python scripts/eval_labelled.py --split test --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", choices=("train", "test", "all"), default="train")
+    ap.add_argument("--show", action="store_true", help="print each stored memory, wrong and missed links, type confusions")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+    from tests.labelled_set import evaluate, load
+
+    convs = load("train") + load("test") if args.split == "all" else load(args.split)
+    with tempfile.TemporaryDirectory(prefix="mnemo-labelled-") as home:
+        settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
+        with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
+            total, stored = evaluate(m, convs)
+    summary = total.summary()
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    if args.show:
+        for row in stored:
+            print(f"== {row['conversation']}")
+            for mem in row["memories"]:
+                print(f"  [{mem['type']}] t{mem['turn']} {mem['content']}")
+        print("\nwrong links:", *total.wrong_links, sep="\n  ")
+        print("\nmissed links:", *total.missed_links, sep="\n  ")
+        print("\nmistyped:", *total.mistyped, sep="\n  ")
+        print("\ntype confusions (label -> got):")
+        for (want, got), n in sorted(total.confusion.items(), key=lambda kv: -kv[1]):
+            if want != got:
+                print(f"  {want} -> {got}: {n}")
+    print(f"{args.split}: {len(convs)} conversations, {total.units} units, {total.gold_links} causal links, {total.near_misses} near-misses")
+    for k, v in summary.items():
+        print(f"  {k:20} {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
