@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InvalidInput
 
 if TYPE_CHECKING:
-    from .engine import Mnemo
+    from .core import Core
 
 OFFSET_KEY = "capture.offset:{source}:{path}"
 SHOWN_KEY = "capture.shown:{session}"
@@ -53,7 +53,7 @@ def project_of(directory: str | Path) -> str:
 
 
 def capture(
-    engine: Mnemo,
+    core: Core,
     path: str,
     source: str = "claude-code",
     wing: str | None = None,
@@ -70,7 +70,7 @@ def capture(
         raise InvalidInput("give the path of a transcript file")
     abspath = str(Path(path).expanduser().resolve())
     key = OFFSET_KEY.format(source=source, path=abspath)
-    state = _load(engine.store.kv_get(key))
+    state = _load(core.store.kv_get(key))
     t = read(abspath, int(state.get("offset", 0)))
     if t.start == 0 and state.get("offset"):
         state = {}  # the file was replaced or truncated: its lines are read again (duplicates are not stored twice)
@@ -83,14 +83,16 @@ def capture(
                            hint="a Claude Code transcript has lines of type user, assistant and summary")
     if t.turns:
         text = json.dumps(t.turns, ensure_ascii=False)
-        result = engine.ingest(text, wing=project, session_id=sid, dry_run=dry_run, format="json")
+        from .ingest import ingest
+
+        result = ingest(core, text, wing=project, session_id=sid, dry_run=dry_run, format="json")
         out.update(kept=result["kept"], duplicates=result["duplicates"], dropped=result["dropped"],
                    by_type=result["by_type"], memories=[m["id"] for m in result["memories"] if m["created"]])
     if dry_run:
         return out
-    engine.store.kv_set(key, json.dumps({"offset": t.end, "session_id": sid, "wing": project, "at": engine.now()}))
+    core.store.kv_set(key, json.dumps({"offset": t.end, "session_id": sid, "wing": project, "at": core.now()}))
     if sid:
-        out["observed"] = _observe_used(engine, sid, t, final)
+        out["observed"] = _observe_used(core, sid, t, final)
     return out
 
 
@@ -102,20 +104,20 @@ def _load(raw: str | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _observe_used(engine: Mnemo, session_id: str, t: Any, final: bool) -> list[str]:
+def _observe_used(core: Core, session_id: str, t: Any, final: bool) -> list[str]:
     """Reinforce (``observe``) the recalled memories this part of the session used: those shown
     at its start and those a tool call returned (mnemo's MCP tools name full ids)."""
     from .lifecycle.reinforce import reinforce
 
     key = SHOWN_KEY.format(session=session_id)
-    shown = _load(engine.store.kv_get(key)).get("ids", [])
+    shown = _load(core.store.kv_get(key)).get("ids", [])
     recalled = list(dict.fromkeys([*shown, *(i for txt in t.tool_text for i in _UUID.findall(txt))]))
-    found = engine.store.get_memories(recalled) if recalled else {}
+    found = core.store.get_memories(recalled) if recalled else {}
     used = used_ids([m for m in found.values()], t.assistant_text(), "\n".join(t.tool_text))
     if used:
-        reinforce(engine, used, kind="observe", session_id=session_id)
+        reinforce(core, used, kind="observe", session_id=session_id)
     if final:
-        engine.store.execute("DELETE FROM kv WHERE key = ?", (key,))
+        core.store.execute("DELETE FROM kv WHERE key = ?", (key,))
     return used
 
 
@@ -141,7 +143,7 @@ def used_ids(recalled: list[Any], assistant_text: str, tool_text: str = "") -> l
 
 
 def project_context(
-    engine: Mnemo,
+    core: Core,
     project: str,
     query: str | None = None,
     budget: int | None = None,
@@ -154,7 +156,7 @@ def project_context(
 
     if not isinstance(project, str) or not project.strip():
         raise InvalidInput("give the project (its wing)")
-    hs = engine.settings.hooks
+    hs = core.settings.hooks
     budget = budget or hs.budget
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 50:
         raise InvalidInput("budget must be a whole number of tokens, at least 50")
@@ -162,23 +164,25 @@ def project_context(
     q = (query or "").strip() or name
     head = f"# mnemo: what earlier sessions left for {name}"
     left = budget - count_tokens(head) - 1
-    own = engine.context(q, budget=max(1, int(left * hs.project_share)), touch=False, session_id=session_id, wing=project)
+    from .recall.context import compose
+
+    own = compose(core, q, budget=max(1, int(left * hs.project_share)), touch=False, session_id=session_id, wing=project)
     ids: list[str] = list(own["ids"])
     blocks = [own["context"]] if own["context"] else []
     left -= own["used"] + (1 if blocks else 0)
     shared_ids: list[str] = []
     header = count_tokens(SHARED_TITLE) + 1
     if left > header + 10:
-        s = engine.settings.recall
+        s = core.settings.recall
         # Deep enough that the project's own memories (which the project's name matches best) do
         # not take every place: the shared ones are what is left after them.
-        found = search(engine, q, k=SHARED_DEPTH, heal=False)
+        found = search(core, q, k=SHARED_DEPTH, heal=False)
         seen = set(ids)
         # Shared knowledge: the vault's notes and memories of no project; other projects' memories stay out.
         picks = [c for c in found.hits if (c.memory is None or not c.memory.wing) and (c.memory_id or c.id) not in seen]
         if picks:
             params = CBAParams(causal_alpha=s.causal_alpha, session_window=s.session_window, session_boost=s.session_boost)
-            alloc = allocate(items_for(engine, picks, found.vectors), left - header, params)
+            alloc = allocate(items_for(core, picks, found.vectors), left - header, params)
             if alloc.chosen:
                 blocks.append("\n".join([SHARED_TITLE, *(c.text for c in alloc.chosen)]))
                 shared_ids = [mid for c in alloc.chosen if (mid := getattr(c.item.payload, "memory_id", None))]
@@ -189,7 +193,7 @@ def project_context(
     ids = list(dict.fromkeys([*ids, *shared_ids]))
     if session_id and ids:
         key = SHOWN_KEY.format(session=session_id)
-        before = _load(engine.store.kv_get(key)).get("ids", [])
-        engine.store.kv_set(key, json.dumps({"ids": list(dict.fromkeys([*before, *ids]))[:500], "at": engine.now()}))
+        before = _load(core.store.kv_get(key)).get("ids", [])
+        core.store.kv_set(key, json.dumps({"ids": list(dict.fromkeys([*before, *ids]))[:500], "at": core.now()}))
     return {"project": project, "query": q, "budget": budget, "used": count_tokens(text) if text else 0,
             "context": text, "ids": ids, "project_ids": own["ids"], "shared_ids": shared_ids}

@@ -42,23 +42,23 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .engine import Mnemo
+    from .core import Core
 
 HOT = ("active", "promoted", "archived")
 SAMPLE = 10
 CHUNKS = "chunks"
 
 
-def broken_properties(engine: Mnemo) -> list[dict[str, str]]:
+def broken_properties(core: Core) -> list[dict[str, str]]:
     """Promoted memories whose note's frontmatter does not parse: ``{path, memory_id, error}``.
     Cheap enough for ``daemon status``: only notes whose index row no longer names their memory,
     or whose file changed since it was indexed, are read."""
-    vault = _vault(engine)
+    vault = _vault(core)
     if vault is None:
         return []
     from .vault.parse import parse_note
 
-    rows = engine.store.query(
+    rows = core.store.query(
         "SELECT m.id, m.note_path, n.mnemo_id, n.mtime, n.size FROM memories m "
         "LEFT JOIN notes n ON n.path = m.note_path WHERE m.status = 'promoted' AND m.note_path IS NOT NULL")
     out: list[dict[str, str]] = []
@@ -77,11 +77,11 @@ def broken_properties(engine: Mnemo) -> list[dict[str, str]]:
     return sorted(out, key=lambda d: d["path"])
 
 
-def find_property_problems(engine: Mnemo) -> dict[str, list[str]]:
-    return {"broken_yaml": [f"{b['path']}: {b['error']}" for b in broken_properties(engine)]}
+def find_property_problems(core: Core) -> dict[str, list[str]]:
+    return {"broken_yaml": [f"{b['path']}: {b['error']}" for b in broken_properties(core)]}
 
 
-def repair_properties(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+def repair_properties(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
     return {}  # the person's YAML, the person's fix: mnemo never rewrites a note it cannot read
 
 
@@ -89,8 +89,8 @@ def repair_properties(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, i
 class Check:
     name: str
     about: str
-    find: Callable[[Mnemo], dict[str, list[str]]]  # problem kind → ids (empty lists when fine)
-    repair: Callable[[Mnemo, dict[str, list[str]]], dict[str, int]]
+    find: Callable[[Core], dict[str, list[str]]]  # problem kind → ids (empty lists when fine)
+    repair: Callable[[Core, dict[str, list[str]]], dict[str, int]]
 
 
 def _marks(values: tuple[str, ...] | list[str]) -> str:
@@ -98,22 +98,22 @@ def _marks(values: tuple[str, ...] | list[str]) -> str:
 
 
 # -- vectors -----------------------------------------------------------------------------------
-def _vector_entries(engine: Mnemo) -> list[tuple[str, dict[str, Any]]]:
+def _vector_entries(core: Core) -> list[tuple[str, dict[str, Any]]]:
     out: list[tuple[str, dict[str, Any]]] = []
-    for page in engine.index.entries("memories", include=("metadatas",)):
+    for page in core.index.entries("memories", include=("metadatas",)):
         out.extend(zip(page["ids"], page.get("metadatas") or [{}] * len(page["ids"]), strict=False))
     return out
 
 
-def find_vector_problems(engine: Mnemo) -> dict[str, list[str]]:
-    store = engine.store
+def find_vector_problems(core: Core) -> dict[str, list[str]]:
+    store = core.store
     rows = store.query(f"SELECT id, status, embed_model FROM memories WHERE status IN ({_marks(HOT)})", HOT)
     status = {r[0]: r[1] for r in rows}
-    entries = _vector_entries(engine)
+    entries = _vector_entries(core)
     seen = Counter(i for i, _ in entries)
     meta = dict(entries)
     recorded = store.kv_get("index.model_hash")
-    current = engine.embedder.model_hash
+    current = core.embedder.model_hash
     return {
         "missing": sorted(set(status) - set(seen)),
         "duplicate": sorted(i for i, n in seen.items() if n > 1),
@@ -125,33 +125,35 @@ def find_vector_problems(engine: Mnemo) -> dict[str, list[str]]:
     }
 
 
-def repair_vectors(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
-    from .engine import vector_meta
+def repair_vectors(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
+    from .core import vector_meta
 
     done: dict[str, int] = {}
-    with engine.write_lock:
+    with core.write_lock:
         if found["model"] or found["duplicate"]:
-            done["reembedded"] = engine.reindex()["vectors"]
+            from .reindex import reindex
+
+            done["reembedded"] = reindex(core)["vectors"]
             return done
         if found["orphan"]:
-            engine.index.delete("memories", found["orphan"])
+            core.index.delete("memories", found["orphan"])
             done["orphans_removed"] = len(found["orphan"])
         if found["missing"]:
-            mems = list(engine.store.get_memories(found["missing"]).values())
-            done["embedded"] = engine._embed_into_index([mems[i : i + 512] for i in range(0, len(mems), 512)])
+            mems = list(core.store.get_memories(found["missing"]).values())
+            done["embedded"] = core.embed_into_index([mems[i : i + 512] for i in range(0, len(mems), 512)])
         if found["stale_status"]:
-            mems = list(engine.store.get_memories(found["stale_status"]).values())
-            engine.index.update_metadata("memories", [m.id for m in mems], [vector_meta(m) for m in mems])
+            mems = list(core.store.get_memories(found["stale_status"]).values())
+            core.index.update_metadata("memories", [m.id for m in mems], [vector_meta(m) for m in mems])
             done["metadata_fixed"] = len(mems)
         if found.get("stale_model"):
-            mems = list(engine.store.get_memories(found["stale_model"]).values())
-            done["reembedded"] = engine._embed_into_index([mems[i : i + 512] for i in range(0, len(mems), 512)])
+            mems = list(core.store.get_memories(found["stale_model"]).values())
+            done["reembedded"] = core.embed_into_index([mems[i : i + 512] for i in range(0, len(mems), 512)])
     return done
 
 
 # -- keyword index -----------------------------------------------------------------------------
-def find_fts_problems(engine: Mnemo) -> dict[str, list[str]]:
-    q = engine.store.query
+def find_fts_problems(core: Core) -> dict[str, list[str]]:
+    q = core.store.query
     ids = {r[0] for r in q("SELECT id FROM memories")}
     rows = Counter({r[0]: int(r[1]) for r in q("SELECT id, count(*) FROM memories_fts GROUP BY id")})
     stale = [r[0] for r in q("SELECT m.id FROM memories m JOIN memories_fts f ON f.id = m.id WHERE f.content != m.content")]
@@ -163,26 +165,26 @@ def find_fts_problems(engine: Mnemo) -> dict[str, list[str]]:
     }
 
 
-def repair_fts(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
-    with engine.write_lock:
-        return {"fts_rebuilt": engine.store.fts_rebuild()}
+def repair_fts(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
+    with core.write_lock:
+        return {"fts_rebuilt": core.store.fts_rebuild()}
 
 
 # -- the vault's notes and their chunks ----------------------------------------------------------
-def _vault(engine: Mnemo) -> Any:
-    vault = engine.settings.vault
+def _vault(core: Core) -> Any:
+    vault = core.settings.vault
     return vault if vault is not None and vault.is_dir() else None
 
 
-def find_note_problems(engine: Mnemo) -> dict[str, list[str]]:
-    vault = _vault(engine)
+def find_note_problems(core: Core) -> dict[str, list[str]]:
+    vault = _vault(core)
     if vault is None:
         return {}
     from .vault.indexer import MAX_NOTE_BYTES, all_rows, scan
     from .vault.writer import bytes_hash
 
-    rows = all_rows(engine)
-    paths = scan(vault, list(engine.settings.vault_cfg.exclude))
+    rows = all_rows(core)
+    paths = scan(vault, list(core.settings.vault_cfg.exclude))
     stale: list[str] = []
     for rel in paths:
         row = rows.get(rel)
@@ -196,9 +198,9 @@ def find_note_problems(engine: Mnemo) -> dict[str, list[str]]:
                 stale.append(rel)
         except OSError:
             continue
-    chunk_ids = {r[0] for r in engine.store.query("SELECT id FROM chunks")}
-    have = set(engine.index.all_ids(CHUNKS))
-    recorded = engine.store.kv_get("vault.model_hash")
+    chunk_ids = {r[0] for r in core.store.query("SELECT id FROM chunks")}
+    have = set(core.index.all_ids(CHUNKS))
+    recorded = core.store.kv_get("vault.model_hash")
     # Files the indexer skips (too large, unreadable) are not "unindexed": they are never indexed.
     unindexed = [rel for rel in paths if rel not in rows and _indexable_size(vault / rel, MAX_NOTE_BYTES)]
     return {
@@ -207,8 +209,8 @@ def find_note_problems(engine: Mnemo) -> dict[str, list[str]]:
         "gone": sorted(set(rows) - set(paths)),
         "missing_vector": sorted(chunk_ids - have),
         "orphan_vector": sorted(have - chunk_ids),
-        "model": [] if not rows or recorded in (None, engine.embedder.model_hash)
-        else [f"chunks embedded with {recorded}, model is {engine.embedder.model_hash}"],
+        "model": [] if not rows or recorded in (None, core.embedder.model_hash)
+        else [f"chunks embedded with {recorded}, model is {core.embedder.model_hash}"],
     }
 
 
@@ -219,11 +221,11 @@ def _indexable_size(path: Any, limit: int) -> bool:
         return False
 
 
-def repair_notes(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+def repair_notes(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
     done: dict[str, int] = {}
-    with engine.write_lock:
+    with core.write_lock:
         if found.get("orphan_vector"):
-            engine.index.delete(CHUNKS, found["orphan_vector"])
+            core.index.delete(CHUNKS, found["orphan_vector"])
             done["orphan_vectors_removed"] = len(found["orphan_vector"])
         if found.get("missing_vector"):
             # Forget what the index knew of those notes' chunks so the reconcile below re-embeds
@@ -232,29 +234,32 @@ def repair_notes(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
 
             ids = found["missing_vector"]
             q = f"SELECT DISTINCT note_uid FROM chunks WHERE id IN ({_marks(ids)})"
-            done["notes_reembedded"] = forget_chunk_vectors(engine.store, [r[0] for r in engine.store.query(q, ids)])
+            done["notes_reembedded"] = forget_chunk_vectors(core.store, [r[0] for r in core.store.query(q, ids)])
         if any(found.get(k) for k in ("unindexed", "stale", "gone", "missing_vector", "model")):
-            counts = engine.index_vault()
+            from .vault import indexer, vault_lock
+
+            with vault_lock(core):
+                counts = indexer.index_vault(core)
             done.update({f"notes_{k}": v for k, v in counts.items() if k in ("added", "changed", "moved", "removed") and v})
     return done
 
 
 # -- what a killed writer left in the vault ------------------------------------------------------
-def find_vault_leftovers(engine: Mnemo) -> dict[str, list[str]]:
-    vault = _vault(engine)
+def find_vault_leftovers(core: Core) -> dict[str, list[str]]:
+    vault = _vault(core)
     if vault is None:
         return {}
     from .vault.recover import leftovers, owner_started_ns
 
-    return leftovers(vault, owner_started_ns(engine.home))
+    return leftovers(vault, owner_started_ns(core.home))
 
 
-def repair_vault_leftovers(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+def repair_vault_leftovers(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
     from .vault import vault_lock
     from .vault.recover import sweep
 
-    with vault_lock(engine):
-        return sweep(engine.settings.vault, engine.home)
+    with vault_lock(core):
+        return sweep(core.settings.vault, core.home)
 
 
 # -- links both ways ---------------------------------------------------------------------------
@@ -262,17 +267,17 @@ _HALF = """SELECT a.src, a.dst, a.rel FROM links a WHERE a.dir = ? AND NOT EXIST
     SELECT 1 FROM links b WHERE b.dir = ? AND b.src = a.dst AND b.dst = a.src AND b.rel = a.rel)"""
 
 
-def find_link_problems(engine: Mnemo) -> dict[str, list[str]]:
-    q = engine.store.query
+def find_link_problems(core: Core) -> dict[str, list[str]]:
+    q = core.store.query
     return {
         "out_without_in": [f"{r[0]} -{r[2]}-> {r[1]}" for r in q(_HALF, ("out", "in"))],
         "in_without_out": [f"{r[1]} -{r[2]}-> {r[0]}" for r in q(_HALF, ("in", "out"))],
     }
 
 
-def repair_links(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+def repair_links(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
     """Add the missing twin of every half link (same origin, weight and time)."""
-    with engine.write_lock, engine.store.tx() as conn:
+    with core.write_lock, core.store.tx() as conn:
         before = conn.total_changes
         for have, want in (("out", "in"), ("in", "out")):
             conn.execute(
@@ -285,8 +290,8 @@ def repair_links(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
 
 
 # -- no note claimed twice ---------------------------------------------------------------------
-def find_claim_problems(engine: Mnemo) -> dict[str, list[str]]:
-    q = engine.store.query
+def find_claim_problems(core: Core) -> dict[str, list[str]]:
+    q = core.store.query
     shared = q("SELECT note_path FROM memories WHERE note_path IS NOT NULL GROUP BY note_path HAVING count(*) > 1")
     copies = q("SELECT mnemo_id, group_concat(path, ' | ') FROM notes WHERE mnemo_id IS NOT NULL "
                "GROUP BY mnemo_id HAVING count(*) > 1")
@@ -296,40 +301,40 @@ def find_claim_problems(engine: Mnemo) -> dict[str, list[str]]:
     }
 
 
-def repair_claims(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+def repair_claims(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
     from .models import Status
 
     released = 0
-    with engine.write_lock:
+    with core.write_lock:
         for path in found.get("note_shared_by_memories", []):
-            owner = engine.store.query("SELECT mnemo_id FROM notes WHERE path = ?", (path,))
+            owner = core.store.query("SELECT mnemo_id FROM notes WHERE path = ?", (path,))
             owner_id = owner[0][0] if owner else None
-            claimants = [r[0] for r in engine.store.query("SELECT id FROM memories WHERE note_path = ?", (path,))]
+            claimants = [r[0] for r in core.store.query("SELECT id FROM memories WHERE note_path = ?", (path,))]
             if owner_id not in claimants:
                 continue  # the note names none of them: a person has to say which (reported again)
             for mid in claimants:
                 if mid == owner_id:
                     continue
-                m = engine.store.get_memory(mid)
+                m = core.store.get_memory(mid)
                 if m is None:
                     continue
                 status = Status.ACTIVE if m.status == Status.PROMOTED else m.status
-                engine.set_status(replace(m, note_path=None), status)
+                core.set_status(replace(m, note_path=None), status)
                 released += 1
     return {"claims_released": released} if released else {}
 
 
 # -- file modes in the home --------------------------------------------------------------------
-def find_permission_problems(engine: Mnemo) -> dict[str, list[str]]:
+def find_permission_problems(core: Core) -> dict[str, list[str]]:
     from .security import loose_in_home
 
-    return {"open_to_others": loose_in_home(engine.home)}
+    return {"open_to_others": loose_in_home(core.home)}
 
 
-def repair_permissions(engine: Mnemo, found: dict[str, list[str]]) -> dict[str, int]:
+def repair_permissions(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
     from .security import tighten_home
 
-    return {"tightened": tighten_home(engine.home)}
+    return {"tightened": tighten_home(core.home)}
 
 
 CHECKS: list[Check] = [
@@ -356,22 +361,22 @@ HINTS = {
 SHOWN = {"broken_yaml", "mnemo_id_in_several_notes"}
 
 
-def run_checks(engine: Mnemo, repair: bool = False) -> dict[str, Any]:
+def run_checks(core: Core, repair: bool = False) -> dict[str, Any]:
     """Run every check; with ``repair``, fix what was found from the sources of truth and check
     again. Returns ``{"ok", "checks": {name: {"ok", "problems": {kind: count}, "sample": {kind:
     [ids]}, "hints"?}}, "repaired": {name: {...}}}``; ``ok`` describes the final state."""
     report: dict[str, Any] = {"ok": True, "checks": {}, "repaired": {}}
-    engine.deferred_meta.flush(engine)  # a write on its way is not a disagreement
+    core.deferred_meta.flush(core)  # a write on its way is not a disagreement
     for check in CHECKS:
-        found = check.find(engine)
+        found = check.find(core)
         if repair and any(found.values()):
             from .vault import vault_lock
 
             # Vault lock first, then the write lock, as every vault operation takes them (a
             # repair may re-index notes while the daemon's watcher indexes one).
-            with vault_lock(engine):
-                report["repaired"][check.name] = check.repair(engine, found)
-            found = check.find(engine)
+            with vault_lock(core):
+                report["repaired"][check.name] = check.repair(core, found)
+            found = check.find(core)
         bad = {k: v for k, v in found.items() if v}
         entry: dict[str, Any] = {
             "about": check.about,

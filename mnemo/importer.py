@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 from .models import ImportResult
+from .pipeline import save_many
 
 if TYPE_CHECKING:
-    from .engine import Mnemo, Progress
+    from .core import Core, Progress
 
 MAX_LINE_BYTES = 1024 * 1024
 STREAM = 4096  # memories saved per slice of a big import
@@ -73,7 +74,7 @@ def _fail(path: Path, errors: list[str]) -> None:
     )
 
 
-def import_jsonl(engine: Mnemo, path: Path, progress: Progress | None = None, batch: int = 256) -> ImportResult:
+def import_jsonl(core: Core, path: Path, progress: Progress | None = None, batch: int = 256) -> ImportResult:
     from .inputs import new_ids
 
     t0 = time.perf_counter()
@@ -83,17 +84,17 @@ def import_jsonl(engine: Mnemo, path: Path, progress: Progress | None = None, ba
     for item in items:
         lineno = item.pop("__line__")
         try:
-            draft_ids.append(engine._draft(item, f"line {lineno}: ")[0].id)
+            draft_ids.append(core.draft(item, f"line {lineno}: ")[0].id)
         except InvalidInput as exc:
             errors.append(exc.message)
     if errors:
         _fail(path, errors)
-    new_ids(engine.store, draft_ids)  # ids repeated in the file or taken: refused before anything is stored
+    new_ids(core.store, draft_ids)  # ids repeated in the file or taken: refused before anything is stored
     # Saved a slice at a time, each slice's drafts and results let go before the next: a big
     # import holds one slice of memories in memory, not the whole file (a daemon keeps its peak).
     ids: list[str] = []
     for start in range(0, len(items), STREAM):
         part = items[start : start + STREAM]
         items[start : start + STREAM] = [{}] * len(part)  # the slice's dicts go with it
-        ids += [r.memory.id for r in engine.save_many(part, progress=progress)]
+        ids += [r.memory.id for r in save_many(core, part, progress=progress)]
     return ImportResult(saved=len(ids), ids=tuple(ids), seconds=time.perf_counter() - t0)

@@ -34,7 +34,7 @@ from .errors import InvalidInput
 from .models import Memory
 
 if TYPE_CHECKING:
-    from .engine import Mnemo
+    from .core import Core
 
 
 SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.I)
@@ -80,7 +80,7 @@ def _session_for(turns: list[Any]) -> str:
 
 
 def ingest(
-    engine: Mnemo,
+    core: Core,
     source: str | Path,
     wing: str | None = None,
     room: str | None = None,
@@ -109,12 +109,12 @@ def ingest(
             hint="JSON: a list of {role, content}; Markdown: **Name:** lines or ## Name headings; text: Name: lines or paragraphs",
         )
     sid = session_id or _session_for(turns)
-    cands, stats = extract.candidates(turns, progress=progress, embedder=engine.embedder)
+    cands, stats = extract.candidates(turns, progress=progress, embedder=core.embedder)
 
     speakers = {t.speaker for t in turns if extract.is_person(t.speaker)}
     first_pass = {n for c in cands for n in entities_of(c.spans, None)}
-    gaz = gazetteer(engine, extra=sorted(speakers | first_pass))
-    now = engine.now()
+    gaz = gazetteer(core, extra=sorted(speakers | first_pass))
+    now = core.now()
     addressee = addressees(turns, speakers)
     drafts: list[tuple[Memory, bool]] = []
     skipped = 0
@@ -142,7 +142,7 @@ def ingest(
                 **({"statement": round(c.score, 4)} if c.score != float("inf") else {}),
             },
         }
-        m, _ = engine._draft(item, f"turn {c.turn.index + 1}: ")
+        m, _ = core.draft(item, f"turn {c.turn.index + 1}: ")
         drafts.append((replace(m, fingerprint=fp), True))
 
     report = LinkReport()
@@ -153,12 +153,12 @@ def ingest(
             progress(max(0, round(n * n_turns / len(drafts))))
 
     if dry_run:
-        results = _dry_run(engine, drafts)
-        planned = plan_links(engine, [r.memory for r in results if r.created], report)
+        results = _dry_run(core, drafts)
+        planned = plan_links(core, [r.memory for r in results if r.created], report)
         if progress:
             progress(n_turns)
     else:
-        results = pipeline.write_memories(engine, drafts, write_progress, enrich="given", skip_duplicates=True, report=report)
+        results = pipeline.write_memories(core, drafts, write_progress, enrich="given", skip_duplicates=True, report=report)
         planned = []
     seconds = time.perf_counter() - t0
     kept = [r.memory for r in results if r.created]
@@ -198,7 +198,7 @@ def ingest(
     }
 
 
-def _dry_run(engine: Mnemo, drafts: list[tuple[Memory, bool]]) -> list[Any]:
+def _dry_run(core: Core, drafts: list[tuple[Memory, bool]]) -> list[Any]:
     """What the write path would decide, without writing: the surprise rule's duplicates."""
     from . import pipeline
     from .models import SaveResult
@@ -206,8 +206,8 @@ def _dry_run(engine: Mnemo, drafts: list[tuple[Memory, bool]]) -> list[Any]:
     if not drafts:
         return []
     memories = [m for m, _ in drafts]
-    vectors = engine.embedder.embed([m.content for m in memories])
-    annotated = pipeline._annotate(engine, memories, vectors)
+    vectors = core.embedder.embed([m.content for m in memories])
+    annotated = pipeline._annotate(core, memories, vectors)
     keep = {i for i, (_, dup) in enumerate(annotated) if not dup}
     results: list[SaveResult] = pipeline._results(annotated, keep)
     return results

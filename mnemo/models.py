@@ -1,7 +1,7 @@
 """Value types shared by every layer: frozen dataclasses with a JSON form.
 
 ``to_dict`` gives the JSON shape the CLI prints and the daemon API sends; ``from_dict`` is its
-inverse, which is how the remote client hands back the same types the engine returns.
+inverse, which is how the remote client hands back the same types the core returns.
 """
 
 from __future__ import annotations

@@ -5,22 +5,40 @@ in a long import keeps every chunk that was acknowledged."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .errors import InvalidInput
 from .models import Fingerprint, Memory, SaveResult
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from .engine import Mnemo, Progress
+    from .core import Core, Progress
     from .graph.enrich import LinkReport
 
 CHUNK = 256
 
 
+def save_many(core: Core, items: Iterable[dict[str, Any]], progress: Progress | None = None,
+              enrich: str = "defer") -> list[SaveResult]:
+    """Validate every item first (nothing is written if one is bad), then embed in batches
+    and write. Returns one SaveResult per item, in order. Fingerprints and links of a bulk
+    write are left to ``enrich_pending`` (``enrich="inline"`` makes them now)."""
+    from . import inputs
+
+    drafts: list[tuple[Memory, bool]] = [core.draft(item, f"item {i + 1}: ") for i, item in enumerate(items)]
+    if not drafts:
+        return []
+    if enrich not in ("defer", "inline"):
+        raise InvalidInput(f"unknown enrich mode {enrich!r}", hint="defer or inline")
+    inputs.new_ids(core.store, [m.id for m, _ in drafts])
+    return write_memories(core, drafts, progress, enrich=enrich)
+
+
 def write_memories(
-    engine: Mnemo,
+    core: Core,
     drafts: list[tuple[Memory, bool]],
     progress: Progress | None = None,
     enrich: str = "defer",
@@ -33,14 +51,14 @@ def write_memories(
     memories for ``enrich_pending`` (bulk writes, which must not pay for spaCy). With
     ``skip_duplicates`` a near-duplicate flagged by the surprise rule is reported
     (``created=False``) and not stored."""
-    from .engine import vector_meta
+    from .core import vector_meta
     from .graph import db as graph_db
     from .graph.enrich import fingerprint_memories, link_memories
     from .nlp.classify import classify
     from .nlp.tokens import count_many
 
     results: list[SaveResult] = []
-    model = engine.store.kv_get("index.model_hash")
+    model = core.store.kv_get("index.model_hash")
     for start in range(0, len(drafts), CHUNK):
         part = drafts[start : start + CHUNK]
         tokens = count_many([m.content for m, _ in part])
@@ -52,27 +70,27 @@ def write_memories(
         mode = enrich
         if mode == "inline":
             try:
-                memories = fingerprint_memories(engine, memories)
+                memories = fingerprint_memories(core, memories)
             except (ImportError, OSError) as exc:  # the spaCy model is missing: save now, enrich later
                 log.warning("fingerprints deferred, the spaCy model did not load: %s", exc)
                 mode = "defer"
-        index = engine.index  # opens Chroma and checks the model before we write
-        vectors = engine.embedder.embed([m.content for m in memories])
-        memories = [replace(m, embed_model=engine.embedder.model_hash) for m in memories]
-        annotated = _annotate(engine, memories, vectors)
+        index = core.index  # opens Chroma and checks the model before we write
+        vectors = core.embedder.embed([m.content for m in memories])
+        memories = [replace(m, embed_model=core.embedder.model_hash) for m in memories]
+        annotated = _annotate(core, memories, vectors)
         keep = [i for i, (_, dup) in enumerate(annotated) if not (skip_duplicates and dup)]
         stored = [annotated[i][0] for i in keep]
         if stored:
-            with engine.write_lock, engine.index_write():
-                with engine.store.tx():
-                    engine.store.insert_memories(stored)
+            with core.write_lock, core.index_write():
+                with core.store.tx():
+                    core.store.insert_memories(stored)
                     # Queued in the same transaction: a memory is never stored without either
                     # its links or its place in the enrichment queue.
-                    graph_db.queue(engine.store, [m.id for m in stored], engine.now())
-                engine.store.mark_activity(engine.now())
+                    graph_db.queue(core.store, [m.id for m in stored], core.now())
+                core.store.mark_activity(core.now())
                 index.upsert("memories", [m.id for m in stored], vectors[keep], [vector_meta(m) for m in stored])
             if mode != "defer":
-                link_memories(engine, stored, report)
+                link_memories(core, stored, report)
         results.extend(_results(annotated, set(keep)))
         if progress:
             progress(len(part))
@@ -91,8 +109,8 @@ def _results(annotated: list[tuple[Memory, str | None]], kept: set[int]) -> list
     return out
 
 
-def _annotate(engine: Mnemo, memories: list[Memory], vectors) -> list[tuple[Memory, str | None]]:  # noqa: ANN001
+def _annotate(core: Core, memories: list[Memory], vectors) -> list[tuple[Memory, str | None]]:  # noqa: ANN001
     """Surprise at write (scoring), where the scoring module is present."""
     from .scoring.surprise import annotate
 
-    return annotate(engine, memories, vectors)
+    return annotate(core, memories, vectors)

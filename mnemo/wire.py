@@ -1,9 +1,9 @@
-"""The JSON form of engine calls, shared by the daemon (encode results, decode arguments) and
+"""The JSON form of core calls, shared by the daemon (encode results, decode arguments) and
 its thin client (encode arguments, decode results).
 
 Results are encoded with each value's ``to_dict`` (the frozen dataclasses of ``models``) and
-decoded back into the type annotated on the engine method, so a caller of the remote client
-gets the same ``Memory``/``Hit``/... objects the in-process engine returns. Standard library
+decoded back into the type annotated on the core method, so a caller of the remote client
+gets the same ``Memory``/``Hit``/... objects the in-process core returns. Standard library
 and ``models`` only: thin clients import this.
 """
 

@@ -49,7 +49,7 @@ def seed(m: Mnemo, n: int, dup_share: float, rnd: random.Random) -> dict[str, in
     assert vault is not None
     (vault / "Projects").mkdir()
     for k in range(1, 61):
-        m.store.mark_activity(NOW - k * DAY)
+        m.core.store.mark_activity(NOW - k * DAY)
     n_dups = int(n * dup_share)
     n_base = n - n_dups
     memories: list[Memory] = []
@@ -99,7 +99,7 @@ def seed(m: Mnemo, n: int, dup_share: float, rnd: random.Random) -> dict[str, in
         counts["supersede_pairs"] = counts.get("supersede_pairs", 0) + 1
     from mnemo.graph.enrich import fingerprint_memories
 
-    memories += fingerprint_memories(m, pairs)
+    memories += fingerprint_memories(m.core, pairs)
     for k in range(n_dups):  # near-duplicates: a word added (merge) or two changed (review)
         src = memories[rnd.randrange(n_base)]
         parts = src.content.split()
@@ -110,12 +110,12 @@ def seed(m: Mnemo, n: int, dup_share: float, rnd: random.Random) -> dict[str, in
             parts.insert(rnd.randrange(1, len(parts)), words(rnd, 1)[0])
         memories.append(replace(src, id=f"m{n_base + k:06d}", content=" ".join(parts), created_at=src.created_at + 3600,
                                 use_count=1, fingerprint=src.fingerprint))
-    vecs = m.embedder.embed([x.content for x in memories])
-    m.store.insert_memories(memories)
+    vecs = m.core.embedder.embed([x.content for x in memories])
+    m.core.store.insert_memories(memories)
     for i in range(0, len(memories), 5000):
         part = memories[i : i + 5000]
-        m.index.upsert("memories", [x.id for x in part], vecs[i : i + 5000], [vector_meta(x) for x in part])
-    m.store.add_uses([(memories[i].id, NOW - 400 * DAY, "touch", None) for i in range(0, len(memories), 10)])
+        m.core.index.upsert("memories", [x.id for x in part], vecs[i : i + 5000], [vector_meta(x) for x in part])
+    m.core.store.add_uses([(memories[i].id, NOW - 400 * DAY, "touch", None) for i in range(0, len(memories), 10)])
     for x in memories[-10:]:  # a few near-duplicates live in notes: merging them archives their notes
         m.promote(x.id)
     return {"memories": len(memories), "near_duplicates": n_dups, **counts}
@@ -135,7 +135,7 @@ def main() -> None:
         model = "all-MiniLM-L6-v2" if args.real else "hash-384"
         settings = load_settings(home=home, vault=vault, overrides={"embedding.model": model})
         with Mnemo(settings, clock=Clock(NOW)) as m:
-            _ = m.index  # records the model before anything is stored
+            _ = m.core.index  # records the model before anything is stored
             t = time.perf_counter()
             seeded = seed(m, args.n, args.dups, rnd)
             seed_s = time.perf_counter() - t

@@ -100,7 +100,7 @@ def main() -> None:
         export = work / "conversations.json"
         write_export(export, args.conversations, args.turns)
         with open_engine(load_settings(), use_daemon=False) as m:
-            m.embedder.embed(["warm up"])  # the model load is not the ingest's cost
+            m.core.embedder.embed(["warm up"])  # the model load is not the ingest's cost
             first = ingest_export(m, "chatgpt", export)
             again = ingest_export(m, "chatgpt", export)
         turns = first["conversations"] * args.turns

@@ -60,7 +60,7 @@ def main() -> None:
         path.write_text("\n".join(json.dumps({"content": x, "tags": ["bench"]}) for x in texts) + "\n")
         settings = load_settings(home=Path(tmp) / "home")
         with Mnemo(settings, embedder=embedder) as m:
-            _ = m.index  # open Chroma outside the timing, as a running daemon would have
+            _ = m.core.index  # open Chroma outside the timing, as a running daemon would have
             t = time.perf_counter()
             result = m.import_jsonl(path)
             seconds = time.perf_counter() - t

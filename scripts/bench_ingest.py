@@ -97,7 +97,7 @@ def main() -> None:
         list(model.pipe(sample, batch_size=64))
         spacy_rate = len(sample) / (time.perf_counter() - t)
         with Mnemo(settings, clock=Clock(1_770_000_000.0 + args.turns * 90 + 60), embedder=embedder) as m:
-            _ = m.index
+            _ = m.core.index
             t = time.perf_counter()
             result = m.ingest(str(conv))
             seconds = time.perf_counter() - t

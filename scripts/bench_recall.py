@@ -147,8 +147,8 @@ def pct(xs: list[float], p: float) -> float:
 def measure(home: Path, real: Any, qs: list[str]) -> dict[str, Any]:
     settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
     with Mnemo(settings, clock=Clock(NOW), embedder=real) as m:
-        n = m.store.count()
-        col = m.index.collection("memories")
+        n = m.core.store.count()
+        col = m.core.index.collection("memories")
 
         def raw_query(v: np.ndarray) -> Any:
             return col.query(query_embeddings=np.asarray([v], dtype=np.float32), n_results=10, include=["distances"])

@@ -46,11 +46,11 @@ def main() -> None:
             ids += [r.memory.id for r in m.save_many([{"content": f"memory {day}-{i} about {rng.random()}"} for i in range(n)])]
             for mid in rng.sample(ids, min(50, len(ids))):
                 m.touch(mid)
-        hundred = list(m.store.get_memories(rng.sample(ids, 100)).values())
-        print(f"memories: {m.store.count()}, uses: {m.stats().uses}")
-        print(f"retentions(100 memories):  {best_of(20, lambda: retentions(m, hundred)) * 1000:.2f} ms")
-        print(f"review_queue(limit=20):    {best_of(3, lambda: review_queue(m, 20)) * 1000:.0f} ms")
-        print(f"promotion_candidates():    {best_of(3, lambda: promotion_candidates(m)) * 1000:.0f} ms")
+        hundred = list(m.core.store.get_memories(rng.sample(ids, 100)).values())
+        print(f"memories: {m.core.store.count()}, uses: {m.stats().uses}")
+        print(f"retentions(100 memories):  {best_of(20, lambda: retentions(m.core, hundred)) * 1000:.2f} ms")
+        print(f"review_queue(limit=20):    {best_of(3, lambda: review_queue(m.core, 20)) * 1000:.0f} ms")
+        print(f"promotion_candidates():    {best_of(3, lambda: promotion_candidates(m.core)) * 1000:.0f} ms")
         print(f"gc(dry_run=True):          {best_of(3, lambda: m.gc(dry_run=True)) * 1000:.0f} ms")
 
 

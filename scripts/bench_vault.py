@@ -62,9 +62,9 @@ def main() -> None:
     settings = load_settings(home=work / "home", vault=vault, overrides={"embedding.model": args.model})
     with Mnemo(settings) as m:
         t = time.perf_counter()
-        m.embedder.embed(["warm up the model"])
-        _ = m.index
-        print(f"model {m.embedder.name}: loaded in {time.perf_counter() - t:.1f}s")
+        m.core.embedder.embed(["warm up the model"])
+        _ = m.core.index
+        print(f"model {m.core.embedder.name}: loaded in {time.perf_counter() - t:.1f}s")
         print(f"vault: {args.notes} notes, {words} words in {vault}")
 
         t = time.perf_counter()
@@ -77,10 +77,10 @@ def main() -> None:
         # The floor: the bare embedder on the same chunk texts (the model is most of the cost).
         from mnemo.vault.chunk import Chunk, embed_text
 
-        sample = [embed_text(r[0], Chunk(0, r[1], r[2], 0)) for r in m.store.query(
+        sample = [embed_text(r[0], Chunk(0, r[1], r[2], 0)) for r in m.core.store.query(
             "SELECT n.title, c.heading, c.content FROM chunks c JOIN notes n ON n.uid = c.note_uid LIMIT 200")]
         t = time.perf_counter()
-        m.embedder.embed(sample)
+        m.core.embedder.embed(sample)
         bare = len(sample) / (time.perf_counter() - t)
         print(f"bare embedder:    {bare:7.1f} chunks/s on the same chunks"
               f" (indexing runs at {100 * chunks / t_first / bare:.0f}% of it)")
@@ -105,8 +105,8 @@ def main() -> None:
         cand, full = [], []
         for q in queries:
             t = time.perf_counter()
-            bm, vec = note_candidates(m, q, m.embedder.embed_query(q), 50)
-            chunk_hits(m, [i for i, _ in bm[:10]] + [i for i, _ in vec[:10]])
+            bm, vec = note_candidates(m.core, q, m.core.embedder.embed_query(q), 50)
+            chunk_hits(m.core, [i for i, _ in bm[:10]] + [i for i, _ in vec[:10]])
             cand.append(time.perf_counter() - t)
             t = time.perf_counter()
             try:

@@ -89,7 +89,7 @@ def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
                 res = m.ingest(json.dumps(turns), format="json", session_id=str(sample.get("sample_id", "conv")))
                 seconds = time.perf_counter() - t0
                 ids = [r["id"] for r in res["memories"] if r["created"]]
-                stored = m.store.get_memories(ids)
+                stored = m.core.store.get_memories(ids)
                 mems = [
                     {"turn": stored[i].meta.get("turn"), "type": stored[i].type.value, "content": stored[i].content,
                      "score": float(stored[i].meta.get("statement", 1.0))}

@@ -334,12 +334,12 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
     for _, cat, ev in qs:  # what any k could reach: the evidence turns some memory covers
         rows["ceiling"].append((cat, {key: len(ev & stored) / len(ev) for key in (f"recall@{x}" for x in ks)}))
     ids = list(b.covers)
-    vecs = m.index.get_vectors("memories", ids) if ids else {}
+    vecs = m.core.index.get_vectors("memories", ids) if ids else {}
     ids = [i for i in ids if i in vecs]
     matrix = np.stack([vecs[i] for i in ids]) if ids else np.zeros((0, 1), dtype=np.float32)
     for q, cat, ev in qs:
-        bm = [i for i, _ in m.store.fts_search(q, limit=n_cand)]
-        sims = matrix @ m.embedder.embed_query(q) if ids else np.zeros(0)
+        bm = [i for i, _ in m.core.store.fts_search(q, limit=n_cand)]
+        sims = matrix @ m.core.embedder.embed_query(q) if ids else np.zeros(0)
         dense = [ids[j] for j in np.argsort(-sims, kind="stable")[:n_cand]]
         fused = weighted_rrf([(bm, 1.0), (dense, 1.0)], k=60)
         rrf = sorted(fused, key=lambda d: (-fused[d], d))

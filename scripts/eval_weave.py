@@ -73,7 +73,7 @@ def main() -> None:
             ranked = {}
             for topic in TOPICS:
                 mem = m.save(topic["memory"]).memory
-                ranked[topic["id"]] = weave.candidates(m, mem)
+                ranked[topic["id"]] = weave.candidates(m.core, mem)
     chosen = choose(ranked)
     if args.curve:
         for t in GRID:

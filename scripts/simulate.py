@@ -71,7 +71,7 @@ def is_active_day(rng: random.Random, day: int, start_weekday: int) -> bool:
 
 
 def counts(engine: Mnemo) -> dict[str, int]:
-    rows = engine.store.query("SELECT status, layer, count(*) FROM memories GROUP BY status, layer")
+    rows = engine.core.store.query("SELECT status, layer, count(*) FROM memories GROUP BY status, layer")
     out = {"working": 0, "episodic": 0, "semantic": 0, "archived": 0, "cold": 0, "promoted": 0}
     for status, layer, n in rows:
         if status == "active":
@@ -111,15 +111,15 @@ def run(args: argparse.Namespace) -> dict:
                 for hour in range(args.recalls):
                     clock.set(base + (10 + hour * 7 / max(1, args.recalls)) * 3600)
                     target = rng.choices(alive, weights=[popularity[i] for i in alive])[0]
-                    words = m.store.get_memory(target).content.split()
+                    words = m.core.store.get_memory(target).content.split()
                     query = " ".join(rng.sample(words, min(6, len(words))))
                     m.recall(query, k=3, tier="stm")
                 for mid in rng.choices(alive, weights=[popularity[i] ** 1.5 for i in alive], k=args.touches):
-                    if m.store.get_memory(mid).status.value in ("active", "promoted"):
+                    if m.core.store.get_memory(mid).status.value in ("active", "promoted"):
                         m.touch(mid)
                 if rng.random() < 0.5:
                     mid = rng.choice(alive)
-                    if m.store.get_memory(mid).status.value == "active":
+                    if m.core.store.get_memory(mid).status.value == "active":
                         m.observe([mid], context_tags=[rng.choice(TAGS)])
             clock.set(base + 23 * 3600)
             gc = m.gc()
@@ -127,8 +127,8 @@ def run(args: argparse.Namespace) -> dict:
                 popularity.pop(item["id"], None)  # forgotten: the person no longer runs into it
             if (day + 1) % 7 == 0 or day == args.days - 1:
                 row = {"week": (day // 7) + 1, "day": day + 1, "date": iso(clock.now())[:10],
-                       "saved": m.store.count(), "activity_days": len(m.store.activity_day_list()),
-                       **counts(m), "eligible": len(promotion_candidates(m))}
+                       "saved": m.core.store.count(), "activity_days": len(m.core.store.activity_day_list()),
+                       **counts(m), "eligible": len(promotion_candidates(m.core))}
                 rows.append(row)
                 print(f"week {row['week']:>2} done ({time.time() - t0:.0f}s)", file=sys.stderr)
     return {"seed": args.seed, "memories": args.memories, "days": args.days, "embedder": args.embedder,

@@ -37,7 +37,7 @@ def tree_hashes(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
 def state(engine: Mnemo) -> dict[str, Any]:
     """Everything a dream run may change, in comparable form: the store's tables (not the
     journal itself), the vector index's ids and metadata, the vault's and the history's files."""
-    q = engine.store.query
+    q = engine.core.store.query
     out: dict[str, Any] = {
         "memories": [dict(r) for r in q("SELECT * FROM memories ORDER BY id")],
         "links": [tuple(r) for r in q("SELECT * FROM links ORDER BY src, dst, rel, dir")],
@@ -47,7 +47,7 @@ def state(engine: Mnemo) -> dict[str, Any]:
         "runs": [tuple(r) for r in q("SELECT id, status, report_path FROM dream_runs ORDER BY id")],
         "ops": [tuple(r) for r in q("SELECT run_id, seq, kind, key, status, result FROM dream_ops ORDER BY run_id, seq")],
     }
-    col = engine.index.collection("memories")
+    col = engine.core.index.collection("memories")
     got = col.get(include=["metadatas"])
     out["vectors"] = sorted((i, json.dumps(m, sort_keys=True)) for i, m in zip(got["ids"], got["metadatas"], strict=True))
     vault = engine.settings.vault

@@ -225,7 +225,7 @@ def evaluate(engine: object, convs: list[Conversation], start: float = 1_770_000
         ids = {m["id"] for m in mems}
         links = []
         for m in mems:
-            for ln in engine.store.links_of(m["id"], direction="out"):  # type: ignore[attr-defined]
+            for ln in engine.core.store.links_of(m["id"], direction="out"):  # type: ignore[attr-defined]
                 if ln.dst in ids:
                     links.append((ln.src, ln.dst, ln.rel))
         total.add(score(conv, mems, links))

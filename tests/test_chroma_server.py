@@ -73,7 +73,7 @@ def test_recall_forget_restore_on_a_server(server: ChromaServer, home: Path, rea
         assert ids[0] not in [h.id for h in m.recall("which database did we choose?", k=5)]
         m.restore(ids[0])
         assert m.recall("which database did we choose?", k=3)[0].id == ids[0]
-        col = m.index.client.get_collection(m.index._name("memories"))
+        col = m.core.index.client.get_collection(m.core.index._name("memories"))
         assert col.count() == len(FACTS) and col.name.startswith("h")
         assert m.doctor()["ok"]
     assert not (home / "chroma").exists()
@@ -82,10 +82,10 @@ def test_recall_forget_restore_on_a_server(server: ChromaServer, home: Path, rea
 def test_reindex_rebuilds_the_server_collection(server: ChromaServer, home: Path) -> None:
     with open_engine(home, server.url) as m:
         ids = [m.save(t).memory.id for t in FACTS]
-        m.index.delete("memories", ids[:2])  # damage the derived index
-        assert m.index.count("memories") == 3
+        m.core.index.delete("memories", ids[:2])  # damage the derived index
+        assert m.core.index.count("memories") == 3
         assert m.reindex() == {"fts": 5, "vectors": 5}
-        assert m.index.count("memories") == 5
+        assert m.core.index.count("memories") == 5
         assert m.recall("PostgreSQL database", k=1, touch=False)[0].id == ids[0]
 
 
@@ -93,7 +93,7 @@ def test_homes_sharing_a_server_do_not_see_each_other(server: ChromaServer, tmp_
     with open_engine(tmp_path / "a", server.url) as a, open_engine(tmp_path / "b", server.url) as b:
         ida = a.save("Project alpha ships on Monday").memory.id
         idb = b.save("Project alpha ships on Tuesday").memory.id
-        assert a.index.prefix != b.index.prefix
+        assert a.core.index.prefix != b.core.index.prefix
         assert [h.id for h in a.recall("project alpha ships", k=5)] == [ida]
         assert [h.id for h in b.recall("project alpha ships", k=5)] == [idb]
 
@@ -104,8 +104,8 @@ def test_move_to_a_server_copies_vectors_and_records_the_url(server: ChromaServe
         ids = [r.memory.id for r in m.save_many([{"content": f"note {i} about topic {i % 7}"} for i in range(120)])]
         # Two note chunks, as the vault index writes them (a vector with no chunk row is an
         # orphan, which the next open deletes).
-        m.index.upsert("chunks", ["n1:0", "n1:1"], HashEmbedder(64).embed(["a chunk", "another"]), [{"path": "A.md"}] * 2)
-        with m.store.tx() as conn:
+        m.core.index.upsert("chunks", ["n1:0", "n1:1"], HashEmbedder(64).embed(["a chunk", "another"]), [{"path": "A.md"}] * 2)
+        with m.core.store.tx() as conn:
             conn.execute("INSERT INTO notes (path, uid, title, content_hash, mtime, size, indexed_at) "
                          "VALUES ('A.md', 'n1', 'A', 'h', 0, 0, 0)")
             conn.executemany("INSERT INTO chunks (id, note_uid, ord, heading, content, hash, words) VALUES (?, 'n1', ?, NULL, ?, 'x', 2)",
@@ -116,20 +116,20 @@ def test_move_to_a_server_copies_vectors_and_records_the_url(server: ChromaServe
         assert emb.embedded == before, "a move copies vectors, it does not re-embed"
         assert (result["method"], result["memories"], result["chunks"]) == ("copied", 120, 2)
         assert sum(ticks) == 120
-        assert m.index.url == server.url
+        assert m.core.index.url == server.url
         assert m.recall("note 17 about topic 3", k=1, touch=False)[0].id == ids[17]
     cfg = (home / "config.toml").read_text()
     assert f'chroma_url = "{server.url}"' in cfg
     # A fresh open reads the URL from config.toml and finds everything there.
     with Mnemo(load_settings(home=home, overrides={"embedding.model": "hash-64"}), embedder=HashEmbedder(64)) as m:
         assert m.settings.index.chroma_url == server.url
-        assert m.index.count("memories") == 120 and m.index.count("chunks") == 2
+        assert m.core.index.count("memories") == 120 and m.core.index.count("chunks") == 2
         assert m.doctor()["ok"]
         back = m.move_index("embedded")
         assert (back["method"], back["memories"]) == ("copied", 120)
     assert "chroma_url" not in (home / "config.toml").read_text()
     with open_engine(home, None) as m:
-        assert m.index.url is None and m.index.count("memories") == 120
+        assert m.core.index.url is None and m.core.index.count("memories") == 120
 
 
 def test_move_refuses_the_place_it_is_already(server: ChromaServer, home: Path) -> None:
@@ -139,7 +139,7 @@ def test_move_refuses_the_place_it_is_already(server: ChromaServer, home: Path) 
             m.move_index(server.url)
         with pytest.raises(InvalidInput, match="already on"):  # the same server, spelled differently
             m.move_index(f"http://localhost:{server.port}")
-        assert m.index.count("memories") == 1
+        assert m.core.index.count("memories") == 1
 
 
 def test_reindex_to_from_the_cli(server: ChromaServer, home: Path, capsys: pytest.CaptureFixture[str],
@@ -168,7 +168,7 @@ def test_no_server_is_a_clear_error_and_nothing_is_written(home: Path, capsys: p
     assert "\nHint: start the server (`chroma run" in err and "Traceback" not in err
     monkeypatch.delenv("MNEMO_INDEX_CHROMA_URL")
     with open_engine(home, None) as m:
-        assert m.store.count() == 0
+        assert m.core.store.count() == 0
 
 
 class _NotChroma(http.server.BaseHTTPRequestHandler):
@@ -210,7 +210,7 @@ def test_a_server_that_dies_loses_nothing(tmp_path: Path) -> None:
             assert "indexed again when the server answers" in (err.value.hint or "")
             with pytest.raises(StorageError):  # fails before the store is written: nothing half-done
                 m.save("Refunds take five days")
-            assert m.store.count() == 2
+            assert m.core.store.count() == 2
             with pytest.raises(StorageError, match="failed while updating"):
                 m.forget(second)  # the store commits first (the truth), the index write fails
             assert m.get(second).status.value == "archived"
@@ -220,7 +220,7 @@ def test_a_server_that_dies_loses_nothing(tmp_path: Path) -> None:
         with open_engine(home, srv.url) as m:
             # The failed write left the index marked dirty: opening it rewrote the stale status.
             assert m.doctor()["ok"]
-            assert m.index.collection("memories").get(ids=[second])["metadatas"][0]["status"] == "archived"
+            assert m.core.index.collection("memories").get(ids=[second])["metadatas"][0]["status"] == "archived"
             assert [h.id for h in m.recall("payments invoices", k=5, touch=False)] == [first]
         srv.stop()
         with open_engine(home, srv.url) as m:
@@ -228,7 +228,7 @@ def test_a_server_that_dies_loses_nothing(tmp_path: Path) -> None:
             assert (result["method"], result["memories"]) == ("re-embedded", 2)
             assert "cannot reach the Chroma server" in result["source_error"]
         with open_engine(home, None) as m:
-            assert m.index.url is None and m.doctor()["ok"]
+            assert m.core.index.url is None and m.doctor()["ok"]
     finally:
         srv.stop()
 
@@ -273,7 +273,7 @@ def test_a_server_that_lost_its_data_is_refilled_from_the_store(tmp_path: Path) 
         srv.path = tmp_path / "chroma-empty"
         srv.start()
         with open_engine(home, srv.url) as m:
-            assert m.index.count("memories") == 40
+            assert m.core.index.count("memories") == 40
             assert m.recall("server fact 7", k=1, touch=False)[0].id == ids[7]
             assert m.doctor()["ok"]
     finally:

@@ -97,19 +97,19 @@ def test_four_clients_500_operations_each_lose_nothing(daemon) -> None:
     settings = load_settings(home=home, vault=vault, overrides={"embedding.model": "hash-64"})
     with Mnemo(settings, clock=Clock(T0), embedder=HashEmbedder(64)) as m:
         # Nothing lost: every acknowledged save, with its text.
-        stored = m.store.get_memories(list(saved))
+        stored = m.core.store.get_memories(list(saved))
         assert {i: mem.content for i, mem in stored.items()} == saved
         # Every touch recorded once, and each memory's use count is exactly its uses (no lost update).
         touches = Counter()
         for r in results:
             touches.update(r["touched"])
-        rows = m.store.query("SELECT memory_id, kind, count(*) FROM uses GROUP BY memory_id, kind")
+        rows = m.core.store.query("SELECT memory_id, kind, count(*) FROM uses GROUP BY memory_id, kind")
         got_touch = {r[0]: r[2] for r in rows if r[1] == "touch"}
         assert got_touch == dict(touches)
         uses = Counter()
         for r in rows:
             uses[r[0]] += r[2]
-        counts = {r[0]: r[1] for r in m.store.query("SELECT id, use_count FROM memories")}
+        counts = {r[0]: r[1] for r in m.core.store.query("SELECT id, use_count FROM memories")}
         assert {i: c for i, c in counts.items() if c} == dict(uses)
         # One note per promoted memory, at the path every client was told.
         promoted: dict[str, set[str]] = {}

@@ -77,7 +77,7 @@ def test_every_request_needs_the_token(daemon: Daemon) -> None:
         assert status == 401 and body["error"] == "AuthError"
         status, body = _raw(daemon, "POST", "/v1/save", json.dumps({"content": "x"}).encode(), token=token)
         assert status == 401
-    assert daemon.engine.store.count() == 0  # nothing was saved by the refused requests
+    assert daemon.engine.core.store.count() == 0  # nothing was saved by the refused requests
     status, body = _raw(daemon, "GET", "/v1/health")
     assert status == 200 and body["ok"] is True and body["pid"] == os.getpid()
 
@@ -209,10 +209,10 @@ def test_non_loopback_bind_is_refused(home: Path) -> None:
 def test_doctor_finds_and_repairs_index_drift(engine: Mnemo) -> None:
     ids = [r.id for r in engine.save_many([{"content": f"fact number {i}"} for i in range(5)])]
     assert engine.doctor()["ok"]
-    engine.index.delete("memories", [ids[0]])
-    engine.index.upsert("memories", ["ghost"], HashEmbedder(64).embed(["ghost"]), [{"status": "active"}])
-    engine.index.update_metadata("memories", [ids[1]], [{"status": "archived"}])
-    engine.store.execute("DELETE FROM memories_fts WHERE id = ?", (ids[2],))
+    engine.core.index.delete("memories", [ids[0]])
+    engine.core.index.upsert("memories", ["ghost"], HashEmbedder(64).embed(["ghost"]), [{"status": "active"}])
+    engine.core.index.update_metadata("memories", [ids[1]], [{"status": "archived"}])
+    engine.core.store.execute("DELETE FROM memories_fts WHERE id = ?", (ids[2],))
     report = engine.doctor()
     assert not report["ok"]
     assert report["checks"]["vectors"]["problems"] == {"missing": 1, "orphan": 1, "stale_status": 1}
@@ -228,7 +228,7 @@ def test_scheduler_persists_last_runs_and_journals(engine: Mnemo, clock: Clock) 
     calls: list[str] = []
 
     def make() -> Scheduler:
-        return Scheduler(engine.store, clock, [
+        return Scheduler(engine.core.store, clock, [
             Job("hourly", 3600, lambda: calls.append("hourly") or {"did": 1}),
             Job("daily", 86400, lambda: calls.append("daily")),
             Job("off", 0, lambda: calls.append("off")),
@@ -246,9 +246,9 @@ def test_scheduler_persists_last_runs_and_journals(engine: Mnemo, clock: Clock) 
     clock.advance(5 * 86400)  # the daemon was down for days: each job runs once, not once per miss
     s = make()
     assert sorted(r["name"] for r in s.tick()) == ["broken", "daily", "hourly"] and s.tick() == []
-    journal = engine.store.jobs("hourly")
+    journal = engine.core.store.jobs("hourly")
     assert len(journal) == 3 and journal[0]["status"] == "ok" and journal[0]["detail"] == {"did": 1}
-    assert "ZeroDivisionError" in engine.store.jobs("broken")[0]["detail"]["error"]
+    assert "ZeroDivisionError" in engine.core.store.jobs("broken")[0]["detail"]["error"]
     state = {j["name"]: j for j in s.state()}
     assert state["off"]["enabled"] is False and state["off"]["next_run"] is None
     assert state["hourly"]["last_status"] == "ok"
@@ -258,7 +258,7 @@ def test_a_job_can_wait_one_interval_before_its_first_run(engine: Mnemo, clock: 
     calls: list[str] = []
 
     def make() -> Scheduler:
-        return Scheduler(engine.store, clock, [Job("nightly", 86400, lambda: calls.append("run"), first_after=86400)])
+        return Scheduler(engine.core.store, clock, [Job("nightly", 86400, lambda: calls.append("run"), first_after=86400)])
 
     assert make().tick() == []
     clock.advance(86000)
@@ -270,23 +270,23 @@ def test_a_job_can_wait_one_interval_before_its_first_run(engine: Mnemo, clock: 
 def test_missing_engine_methods_are_journaled_as_skipped(engine: Mnemo, clock: Clock) -> None:
     from mnemo.daemon.scheduler import _engine_call, lifecycle_jobs
 
-    s = Scheduler(engine.store, clock, [])
+    s = Scheduler(engine.core.store, clock, [])
     jobs = {j.name: j for j in lifecycle_jobs(engine, s.last_run, lambda: 0)}
     s.jobs = {"promote": jobs["promote"], "future": Job("future", 60, lambda: _engine_call(engine, "no_such_step"))}
     records = {r["name"]: r for r in s.tick()}
     assert records["future"]["status"] == "skipped" and "no_such_step" in records["future"]["detail"]["reason"]
     assert records["promote"]["status"] == "skipped" and "no vault" in records["promote"]["detail"]["reason"]
-    assert engine.store.jobs("future")[0]["status"] == "skipped"
+    assert engine.core.store.jobs("future")[0]["status"] == "skipped"
     assert jobs["dream"].first_after == jobs["dream"].interval  # no dream cycle on a fresh home
 
 
 def test_activity_job_marks_only_days_with_use(engine: Mnemo, clock: Clock) -> None:
-    days = engine.store.activity_day_list()
+    days = engine.core.store.activity_day_list()
     clock.advance(3 * 86400)  # a holiday: nothing happened
     assert mark_activity_day(engine, since=clock.now() - 3600)["marked"] is False
-    assert engine.store.activity_day_list() == days
+    assert engine.core.store.activity_day_list() == days
     assert mark_activity_day(engine, since=clock.now() - 3600, vault_events=2)["reason"] == "vault edits"
-    assert len(engine.store.activity_day_list()) == len(days) + 1
+    assert len(engine.core.store.activity_day_list()) == len(days) + 1
 
 
 def test_a_taken_port_is_a_clear_error(home: Path) -> None:

@@ -54,11 +54,11 @@ def _write(vault: Path, rel: str, text: str) -> Path:
 
 
 def _indexed(engine: Mnemo) -> dict[str, str]:
-    return {r[0]: r[1] for r in engine.store.query("SELECT path, content_hash FROM notes")}
+    return {r[0]: r[1] for r in engine.core.store.query("SELECT path, content_hash FROM notes")}
 
 
 def _vectors(engine: Mnemo) -> int:
-    return engine.index.count("chunks")
+    return engine.core.index.count("chunks")
 
 
 def test_debounce_indexes_a_burst_of_writes_once(events: NoteEvents, actions: CountingActions, vault: Path, veng: Mnemo) -> None:

@@ -69,7 +69,7 @@ def _seed(m):
 def test_near_duplicates_merge_with_links_transferred_and_originals_restorable(mind) -> None:
     dups, _, others = _seed(mind)
     # A link from another memory into one of the duplicates, and one out of another duplicate.
-    mind.store.add_links([Link(others[2], dups[1], "causes", "person", 1.0, mind.now()),
+    mind.core.store.add_links([Link(others[2], dups[1], "causes", "person", 1.0, mind.now()),
                           Link(dups[2], others[3], "motivated_by", "rule", 0.7, mind.now())])
     for _ in range(3):
         mind.touch(dups[0])
@@ -86,20 +86,20 @@ def test_near_duplicates_merge_with_links_transferred_and_originals_restorable(m
     assert set(new.tags) == {"t0", "t1", "t2"}
     assert new.use_count == 3 and new.meta["consolidated_from"][0] == dups[0]
     # Links moved to the consolidated memory, both directions.
-    assert Link(others[2], new_id, "causes", "person", 1.0, mind.now()) in mind.store.links_of(new_id)
-    assert any(ln.src == new_id and ln.dst == others[3] and ln.rel == "motivated_by" for ln in mind.store.links_of(new_id))
+    assert Link(others[2], new_id, "causes", "person", 1.0, mind.now()) in mind.core.store.links_of(new_id)
+    assert any(ln.src == new_id and ln.dst == others[3] and ln.rel == "motivated_by" for ln in mind.core.store.links_of(new_id))
     for d in dups:
         old = mind.get(d)
         assert old.status == Status.ARCHIVED and old.meta["consolidated_into"] == new_id
-        assert Link(d, new_id, "consolidated_into", "rule", 1.0, mind.now()) in mind.store.links_of(d)
+        assert Link(d, new_id, "consolidated_into", "rule", 1.0, mind.now()) in mind.core.store.links_of(d)
     # Recall returns the consolidated memory, not the archived originals.
     hits = mind.recall("which port does the staging PostgreSQL use?", k=3, touch=False)
     assert hits[0].id == new_id and not {h.id for h in hits} & set(dups)
     # An original comes back with its links and its vector.
     back = mind.restore(dups[1])
     assert back.status == Status.ACTIVE and back.content == DUPS[1]
-    assert any(ln.rel == "causes" and ln.src == others[2] for ln in mind.store.links_of(dups[1]))
-    assert dups[1] in mind.index.get_vectors("memories", [dups[1]])
+    assert any(ln.rel == "causes" and ln.src == others[2] for ln in mind.core.store.links_of(dups[1]))
+    assert dups[1] in mind.core.index.get_vectors("memories", [dups[1]])
     # The report note links what was merged.
     report = (mind.settings.vault / result["report"]).read_text()
     assert "## Merged (1)" in report and new_id[:8] in report and dups[2][:8] in report
@@ -130,7 +130,7 @@ def test_review_band_cluster_waits_until_accepted(mind) -> None:
         assert cid not in {op["key"] for op in result["ops"] if op["kind"] == "merge"}
         assert 0.83 < result["review"][0]["cohesion"] < 0.9
         assert all(mind.get(i).status == Status.ACTIVE for i in band)
-        assert mind.store.get_memory(merged_id(cid)) is None
+        assert mind.core.store.get_memory(merged_id(cid)) is None
     decided = mind.dream_decide(cid[:8], accept=True)
     assert decided["status"] == "merged" and decided["merged_into"] == merged_id(cid)
     assert all(mind.get(i).status == Status.ARCHIVED for i in band)

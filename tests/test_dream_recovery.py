@@ -32,12 +32,12 @@ def seed_everything(m) -> dict[str, str]:
     peer card, a memory citing a deleted note, a memory that faded and one nearly gone."""
     now = m.now()
     for k in range(1, 40):
-        m.store.mark_activity(now - k * DAY)
+        m.core.store.mark_activity(now - k * DAY)
     ids: dict[str, str] = {}
     dups = [r.id for r in m.save_many([{"content": t, "type": "fact"} for t in DUPS], enrich="inline")]
     ids.update(dup0=dups[0], dup1=dups[1], dup2=dups[2])
     ids["other"] = m.save("Invoices are emailed to customers on the first of each month.", type="fact").id
-    m.store.add_links([Link(ids["other"], dups[2], "causes", "person", 1.0, now)])
+    m.core.store.add_links([Link(ids["other"], dups[2], "causes", "person", 1.0, now)])
     ids["big"] = m.save(BLOATED, type="fact", created_at=now - 10 * DAY).id
     ids["old_db"] = m.save("We decided the orders service uses MySQL.", type="decision", created_at=now - 60 * DAY).id
     ids["new_db"] = m.save("We switched the orders service from MySQL to PostgreSQL.", type="decision").id

@@ -58,7 +58,7 @@ def test_a_bloated_memory_splits_into_linked_pieces_and_stays(mind) -> None:
     for pid in pieces:
         piece = mind.get(pid)
         assert piece.status == Status.ACTIVE and piece.tokens <= 130 and piece.meta["split_from"] == big
-        assert any(ln.rel == "split_from" and ln.src == pid and ln.dst == big for ln in mind.store.links_of(pid))
+        assert any(ln.rel == "split_from" and ln.src == pid and ln.dst == big for ln in mind.core.store.links_of(pid))
     assert {"## Deploys", "## On call"} <= {mind.get(p).content.splitlines()[0] for p in pieces}
     # Split once: the next run leaves it alone, and the pieces never merge back into it.
     again = mind.dream(dry_run=True, steps=["split", "cluster", "merge"])
@@ -74,7 +74,7 @@ def test_a_superseded_memory_is_marked(mind) -> None:
     assert [op["kind"] for op in result["ops"] if op["step"] == "supersede"] == ["supersede"]
     assert mind.get(old).superseded_by == new
     assert mind.get(old).status == Status.ACTIVE  # a version, not a deletion
-    assert any(ln.rel == "supersedes" and ln.src == new and ln.dst == old for ln in mind.store.links_of(old))
+    assert any(ln.rel == "supersedes" and ln.src == new and ln.dst == old for ln in mind.core.store.links_of(old))
     assert "## Superseded (1)" in (mind.settings.vault / result["report"]).read_text()
 
 
@@ -83,7 +83,7 @@ def test_a_conflict_is_linked_and_the_older_loses_importance(mind) -> None:
     new = mind.save("I do not like dark mode in the code editor.", type="preference").id
     before, newer = mind.get(old).importance, mind.get(new).importance
     result = mind.dream(steps=["beliefs"])
-    assert any(ln.rel == "conflicts" and ln.src == new and ln.dst == old for ln in mind.store.links_of(old))
+    assert any(ln.rel == "conflicts" and ln.src == new and ln.dst == old for ln in mind.core.store.links_of(old))
     assert mind.get(old).importance == pytest.approx(before * 0.5)
     assert mind.get(new).importance == newer
     report = (mind.settings.vault / result["report"]).read_text()
@@ -152,18 +152,18 @@ def test_cited_paths_only_inside_the_roots(tmp_path: Path) -> None:
 
 def test_old_logs_and_journals_are_pruned(mind, vault: Path) -> None:
     m = mind.save("A memory that was used long ago.").id
-    mind.store.add_uses([(m, mind.now() - 400 * DAY, "touch", None), (m, mind.now() - 5 * DAY, "touch", None)])
+    mind.core.store.add_uses([(m, mind.now() - 400 * DAY, "touch", None), (m, mind.now() - 5 * DAY, "touch", None)])
     (vault / "Projects").mkdir()
     mind.save("The plan was in Projects/gone.md.")
     old_run = mind.dream(steps=["drift"])  # a finished run and its report ...
-    assert old_run["report"] and mind.store.query("SELECT count(*) FROM dream_runs")[0][0] == 1
-    mind.clock.advance(200 * DAY)  # ... 200 days ago
-    mind.store.add_uses([(m, mind.now() - DAY, "touch", None)])
+    assert old_run["report"] and mind.core.store.query("SELECT count(*) FROM dream_runs")[0][0] == 1
+    mind.core.clock.advance(200 * DAY)  # ... 200 days ago
+    mind.core.store.add_uses([(m, mind.now() - DAY, "touch", None)])
     result = mind.dream(steps=["prune"])
     [op] = [op for op in result["ops"] if op["kind"] == "prune"]
     assert op["result"]["counts"]["uses"] == 2 and op["result"]["counts"]["dream_runs"] == 1
-    assert len(mind.store.use_times(m)) == 1
-    assert [r["id"] for r in mind.store.query("SELECT id FROM dream_runs")] == [result["run_id"]]
+    assert len(mind.core.store.use_times(m)) == 1
+    assert [r["id"] for r in mind.core.store.query("SELECT id FROM dream_runs")] == [result["run_id"]]
     assert old_run["run_id"] != result["run_id"]
     assert mind.get(m).use_count == 0 and mind.get(m).status == Status.ACTIVE  # memories are never pruned
 
@@ -172,7 +172,7 @@ def test_a_run_with_nothing_to_do_leaves_no_trace(mind, vault: Path) -> None:
     mind.save("Nothing to see here.")
     result = mind.dream()
     assert result["planned"] == 0 and result["report"] is None and not result["dry_run"]
-    assert mind.store.query("SELECT count(*) FROM dream_runs")[0][0] == 0 and not (vault / "Dreams").exists()
+    assert mind.core.store.query("SELECT count(*) FROM dream_runs")[0][0] == 0 and not (vault / "Dreams").exists()
 
 
 def test_unknown_steps_are_refused(mind) -> None:
@@ -184,7 +184,7 @@ def test_dry_run_leaves_store_and_vault_byte_identical(mind, vault: Path) -> Non
     from .test_dream_recovery import seed_everything
 
     seed_everything(mind)
-    mind.index.count("memories")
+    mind.core.index.count("memories")
     # Everything in the home but SQLite's shared-memory WAL index (readers mark it; it holds no data).
     skip = ("chroma", "mnemo.db-shm")
     before_vault, before_home = tree_hashes(vault), tree_hashes(mind.home, skip=skip)
@@ -205,15 +205,15 @@ def test_dry_run_leaves_store_and_vault_byte_identical(mind, vault: Path) -> Non
 
 def test_the_forgetting_pass_archives_and_freezes_and_restore_brings_back(mind) -> None:
     for k in range(1, 40):
-        mind.store.mark_activity(mind.now() - k * DAY)
+        mind.core.store.mark_activity(mind.now() - k * DAY)
     faded = _old(mind, "A passing remark about the weather that nobody needed again.", days=12, type="fact").id
     gone = _old(mind, "A remark about a lunch order from two months ago.", days=60, type="fact").id
     kept = _old(mind, "A pinned remark that must stay.", days=60, type="fact", pinned=True).id
     result = mind.dream(steps=["forget"])
     assert mind.get(faded).status == Status.ARCHIVED and mind.get(gone).status == Status.COLD
     assert mind.get(kept).status == Status.ACTIVE
-    assert gone not in mind.index.get_vectors("memories", [gone])  # out of the hot index, kept quantized
+    assert gone not in mind.core.index.get_vectors("memories", [gone])  # out of the hot index, kept quantized
     report = (mind.settings.vault / result["report"]).read_text()
     assert "## Archived (faded) (1)" in report and "## Cold storage (1)" in report
     back = mind.restore(gone)
-    assert back.status == Status.ACTIVE and gone in mind.index.get_vectors("memories", [gone])
+    assert back.status == Status.ACTIVE and gone in mind.core.index.get_vectors("memories", [gone])

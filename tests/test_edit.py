@@ -43,7 +43,7 @@ def test_edit_refuses_bad_input_and_promoted_memories(engine) -> None:
     assert engine.get(m.id) == m  # nothing half-written
     with pytest.raises(NotFound):
         engine.edit("ffffffff", content="x")
-    promoted = engine.set_status(m, Status.PROMOTED)
+    promoted = engine.core.set_status(m, Status.PROMOTED)
     with pytest.raises(InvalidInput, match="is promoted") as exc:
         engine.edit(promoted.id, content="db-3")
     assert "edit the note" in (exc.value.hint or "")

@@ -51,9 +51,9 @@ def _rich_store(m: Mnemo, clock: Clock) -> dict[str, str]:
         m.touch(ids["db"], context_tags=["billing"])
         m.recall("PostgreSQL billing", k=3, session_id=f"sess-{day}")
     m.forget(ids["old"])
-    freeze(m, [m.get(ids["cold"])])
+    freeze(m.core, [m.get(ids["cold"])])
     m.promote(ids["db"])
-    m.store.kv_set("history.chatgpt.6a1f0c2e", json.dumps({"updated_at": 1.0, "at": 2.0, "kept": 3}))
+    m.core.store.kv_set("history.chatgpt.6a1f0c2e", json.dumps({"updated_at": 1.0, "at": 2.0, "kept": 3}))
     return ids
 
 
@@ -86,7 +86,7 @@ def test_jsonl_export_then_import_gives_back_an_identical_store(tmp_path: Path, 
         result = export(a, "jsonl", out=out)
         assert result["memories"] == 7 and result["links"] >= 2 and result["uses"] >= 3
         hot = [i for i in ids.values() if i != ids["cold"]]
-        a_vectors = a.index.get_vectors("memories", hot)
+        a_vectors = a.core.index.get_vectors("memories", hot)
         a_recall = [h.id for h in a.recall("PostgreSQL billing", k=5, touch=False, tier="stm")]
         a_stats = a.stats().to_dict()
     statuses = {r[0]: r for r in _tables(a_home)["memories"]}
@@ -95,8 +95,8 @@ def test_jsonl_export_then_import_gives_back_an_identical_store(tmp_path: Path, 
     with _engine(b_home, None, Clock(clock.now())) as b:
         r = b.import_jsonl(out)
         assert r.saved == 7 and set(r.ids) == set(ids.values())
-        b_vectors = b.index.get_vectors("memories", hot)
-        assert b.index.get_vectors("memories", [ids["cold"]]) == {}  # cold stays out of the hot index
+        b_vectors = b.core.index.get_vectors("memories", hot)
+        assert b.core.index.get_vectors("memories", [ids["cold"]]) == {}  # cold stays out of the hot index
         assert [h.id for h in b.recall("PostgreSQL billing", k=5, touch=False, tier="stm")] == a_recall
         b_stats = b.stats().to_dict()
 

@@ -32,7 +32,7 @@ def _causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
     turn = {m["id"]: m["turn"] for m in kept}
     pairs = set()
     for m in kept:
-        for ln in engine.store.links_of(m["id"], direction="out"):
+        for ln in engine.core.store.links_of(m["id"], direction="out"):
             if ln.rel in CAUSAL_RELS and ln.dst in turn:
                 pairs.add((turn[ln.src], turn[ln.dst]))
     return pairs
@@ -169,7 +169,7 @@ def test_enrich_links_what_a_bulk_import_left_pending(real_engine) -> None:
     ]
     saved = real_engine.save_many(items)
     ids = [r.id for r in saved]
-    assert not any(ln.rel in CAUSAL_RELS for ln in real_engine.store.links_of(ids[1]))
+    assert not any(ln.rel in CAUSAL_RELS for ln in real_engine.core.store.links_of(ids[1]))
     report = real_engine.enrich_pending()
     assert report["links"].get("because", 0) + report["links"].get("triggered", 0) >= 1
     assert [c["id"] for c in real_engine.chain(ids[1])["causes"]] == [ids[0]]

@@ -151,9 +151,9 @@ def restart(work: Path) -> Any:
     """What a starting daemon does: open (the vector index re-syncs with the store), reconcile
     the vault, finish an interrupted dream run."""
     m = open_engine(work, T0)
-    _ = m.index
+    _ = m.core.index
     m.index_vault()
-    if Journal(m.store).unfinished() is not None:
+    if Journal(m.core.store).unfinished() is not None:
         m.dream()
     return m
 
@@ -207,7 +207,7 @@ def verify(scenario: str, work: Path, acks: Acks, ctx: dict[str, Any]) -> None:
         check_vault(work / "vault")
         # Everything acknowledged before this operation is still there.
         for mid in ctx["before"]:
-            assert m.store.get_memory(mid) is not None, mid
+            assert m.core.store.get_memory(mid) is not None, mid
         VERIFY[scenario](m, work, acks, ctx)
     finally:
         m.close()
@@ -215,11 +215,11 @@ def verify(scenario: str, work: Path, acks: Acks, ctx: dict[str, Any]) -> None:
 
 def verify_import(m: Any, work: Path, acks: Acks, ctx: dict[str, Any]) -> None:
     acked = [i for line in acks.of("saved") for i in line]
-    got = m.store.get_memories(acked)
+    got = m.core.store.get_memories(acked)
     assert set(got) == set(acked)
     for name in ("a", "b", "c"):
         ids = [json.loads(line)["id"] for line in (work / f"{name}.jsonl").read_text().splitlines()]
-        found = m.store.get_memories(ids)
+        found = m.core.store.get_memories(ids)
         for k in range(0, len(ids), 256):  # a committed chunk is there whole, or not at all
             part = ids[k : k + 256]
             assert len([i for i in part if i in found]) in (0, len(part)), (name, k)
@@ -237,7 +237,7 @@ def verify_promote(m: Any, work: Path, acks: Acks, ctx: dict[str, Any]) -> None:
         elif line[0] == "touched":
             touches[line[1]] = touches.get(line[1], 0) + 1
         elif line[0] == "saved":
-            assert m.store.get_memory(line[1]) is not None
+            assert m.core.store.get_memory(line[1]) is not None
     for mid, (kind, line) in last.items():
         if flying and flying[1] == mid:
             continue  # its newest operation may or may not have happened; doctor checked it is whole
@@ -248,14 +248,14 @@ def verify_promote(m: Any, work: Path, acks: Acks, ctx: dict[str, Any]) -> None:
         else:
             assert mem.status.value == "active" and mem.note_path is None
     for mid in {*touches, *(i for i in ctx["before"])}:
-        n = int(m.store.query("SELECT count(*) FROM uses WHERE memory_id = ? AND kind = 'touch'", (mid,))[0][0])
+        n = int(m.core.store.query("SELECT count(*) FROM uses WHERE memory_id = ? AND kind = 'touch'", (mid,))[0][0])
         want = touches.get(mid, 0)
         assert n in ((want, want + 1) if flying and flying == ["touch", mid] else (want,)), (mid, n, want)
     # One note per promoted memory, and no memory's id in two live notes.
     owners = [parse_note(p.name, p.read_text()).mnemo_id for p in (vault / "Memories").glob("*.md")]
     owners = [o for o in owners if o]
     assert len(owners) == len(set(owners))
-    assert set(owners) == {r[0] for r in m.store.query("SELECT id FROM memories WHERE status = 'promoted'")}
+    assert set(owners) == {r[0] for r in m.core.store.query("SELECT id FROM memories WHERE status = 'promoted'")}
 
 
 def verify_index(m: Any, work: Path, acks: Acks, ctx: dict[str, Any]) -> None:
@@ -263,11 +263,11 @@ def verify_index(m: Any, work: Path, acks: Acks, ctx: dict[str, Any]) -> None:
         assert "A person added this line in Obsidian." in m.get(mid).content
         assert m.get(mid).note_path == rel
     n_notes = len([p for p in (work / "vault").rglob("*.md") if not p.relative_to(work / "vault").as_posix().startswith((".", "Templates/"))])
-    assert int(m.store.query("SELECT count(*) FROM notes")[0][0]) == n_notes
+    assert int(m.core.store.query("SELECT count(*) FROM notes")[0][0]) == n_notes
 
 
 def verify_dream(m: Any, work: Path, acks: Acks, ctx: dict[str, Any]) -> None:
-    if not Journal(m.store).count():
+    if not Journal(m.core.store).count():
         m.dream()  # killed before the plan was recorded: nothing happened, so it runs again
     assert state(m) == ctx["reference"]
 
@@ -290,7 +290,7 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, di
         work = base / f"{name}-work"  # every trial of a scenario runs in the same place
         shutil.copytree(template, work)
         with open_engine(work, T0) as m:
-            before = [r[0] for r in m.store.query("SELECT id FROM memories")]
+            before = [r[0] for r in m.core.store.query("SELECT id FROM memories")]
         lines: list[list[Any]] = []
         mp.setattr(faults, "armed", True)
         mp.setattr(faults, "kill_at", 0)
@@ -375,9 +375,9 @@ def test_a_write_past_the_file_size_limit_is_a_clear_error_and_the_store_stays_w
     assert "disk I/O error" in error and ("vector index" in error) == (fails == "index")
     assert "disk space" in hint or "rebuilds it" in hint
     with engine() as m:
-        assert m.store.query("PRAGMA integrity_check")[0][0] == "ok"
+        assert m.core.store.query("PRAGMA integrity_check")[0][0] == "ok"
         assert {i: m.get(i).content for i in before} == before
-        imported = [r[0] for r in m.store.query("SELECT id FROM memories WHERE id LIKE 'big-%' ORDER BY id")]
+        imported = [r[0] for r in m.core.store.query("SELECT id FROM memories WHERE id LIKE 'big-%' ORDER BY id")]
         assert len(imported) % 256 == 0  # whole committed chunks, nothing half-written
         assert imported == [f"big-{i:04d}" for i in range(len(imported))]
         assert (len(imported) > 0) == (fails == "index")  # the index failed after the store's commit
@@ -413,7 +413,7 @@ def test_a_lost_or_corrupted_chroma_folder_is_rebuilt_from_the_store(how: str, t
     ids = _seeded(work)
     _damage(work / "home", how)
     with open_engine(work, T0) as m:
-        assert m.index.count("memories") == len(ids)  # re-embedded from the store when it opened
+        assert m.core.index.count("memories") == len(ids)  # re-embedded from the store when it opened
         if how != "deleted":
             assert (work / "home" / "chroma.broken").is_dir()  # kept aside, not deleted
         report = m.doctor()

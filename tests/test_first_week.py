@@ -80,7 +80,7 @@ def test_a_demotion_outranks_the_score_until_new_uses_or_a_person_promotes(vengi
     m.demote(mid)
     m.promote(mid)
     assert m.get(mid).status == Status.PROMOTED
-    assert m.store.query("SELECT count(*) FROM demotions")[0][0] == 0
+    assert m.core.store.query("SELECT count(*) FROM demotions")[0][0] == 0
 
 
 # -- 2. --now / MNEMO_NOW are honoured per call while a daemon runs ----------------------------
@@ -431,7 +431,7 @@ def test_titles_end_at_a_phrase_boundary(vengine: Mnemo) -> None:
 def test_the_dashboard_follows_a_change_within_a_minute(vengine: Mnemo, vault: Path, clock: Clock) -> None:
     from mnemo.daemon.scheduler import Scheduler, lifecycle_jobs
 
-    sched = Scheduler(vengine.store, clock, [])
+    sched = Scheduler(vengine.core.store, clock, [])
     for job in lifecycle_jobs(vengine, sched.last_run, lambda: 0):
         if job.name == "dashboard":
             sched.jobs[job.name] = job

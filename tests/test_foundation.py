@@ -89,7 +89,7 @@ def test_recall_returns_meta_unchanged_and_touches(engine: Mnemo, clock: Clock) 
     assert hits[0].id == r.memory.id and hits[0].meta == meta and hits[0].tier == "stm"
     after = engine.get(r.memory.id)
     assert after.use_count == 1 and after.last_used == T0 + 3600
-    assert engine.store.use_times(r.memory.id) == [T0 + 3600]
+    assert engine.core.store.use_times(r.memory.id) == [T0 + 3600]
 
 
 def test_bad_input_is_refused_and_nothing_written(engine: Mnemo) -> None:
@@ -114,7 +114,7 @@ def test_import_jsonl_all_or_nothing(engine: Mnemo, tmp_path: Path) -> None:
     good.write_text("\n".join(json.dumps({"content": f"memory {i} about topic {i % 7}", "tags": ["t"]}) for i in range(1000)))
     res = engine.import_jsonl(good)
     assert res.saved == 1000 and engine.stats().memories == 1000
-    assert engine.index.count("memories") == 1000
+    assert engine.core.index.count("memories") == 1000
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"content": "ok"}\n{"content": "broken"\n{"content": "\xff\xfe"}\n')
     with pytest.raises(InvalidInput) as err:
@@ -144,14 +144,14 @@ def test_changing_the_model_reembeds(home: Path, clock: Clock) -> None:
     s64 = load_settings(home=home, overrides={"embedding.model": "hash-64"})
     with Mnemo(s64, clock=clock, embedder=HashEmbedder(64)) as m:
         m.save_many([{"content": f"fact number {i}"} for i in range(30)])
-        assert len(next(iter(m.index.get_vectors("memories", [m.list(limit=1)[0].id]).values()))) == 64
+        assert len(next(iter(m.core.index.get_vectors("memories", [m.list(limit=1)[0].id]).values()))) == 64
     s32 = load_settings(home=home, overrides={"embedding.model": "hash-32"})
     with Mnemo(s32, clock=clock, embedder=HashEmbedder(32)) as m:
         hits = m.recall("fact number 7", touch=False)
         assert hits[0].content == "fact number 7"
-        vec = next(iter(m.index.get_vectors("memories", [hits[0].id]).values()))
-        assert len(vec) == 32 and m.index.count("memories") == 30
-        assert m.store.kv_get("index.model_hash") == HashEmbedder(32).model_hash
+        vec = next(iter(m.core.index.get_vectors("memories", [hits[0].id]).values()))
+        assert len(vec) == 32 and m.core.index.count("memories") == 30
+        assert m.core.store.kv_get("index.model_hash") == HashEmbedder(32).model_hash
 
 
 def test_index_catches_up_after_a_crash_between_store_and_chroma(home: Path, clock: Clock) -> None:
@@ -160,17 +160,17 @@ def test_index_catches_up_after_a_crash_between_store_and_chroma(home: Path, clo
         m.save_many([{"content": f"indexed {i}"} for i in range(5)])
         # What a kill between the SQLite commit and the Chroma write leaves behind: the dirty
         # mark set by index_write, a row Chroma lacks, a vector the store lacks.
-        m.store.kv_set("index.dirty", "1")
+        m.core.store.kv_set("index.dirty", "1")
         ghost = Memory(id="ghost-1", content="only in the store", created_at=T0, updated_at=T0)
-        m.store.insert_memories([ghost])
-        m.index.upsert("memories", ["orphan-vector"], HashEmbedder(64).embed(["orphan"]), [{"status": "active"}])
+        m.core.store.insert_memories([ghost])
+        m.core.index.upsert("memories", ["orphan-vector"], HashEmbedder(64).embed(["orphan"]), [{"status": "active"}])
     with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
-        _ = m.index
-        ids = set(m.index.all_ids("memories"))
+        _ = m.core.index
+        ids = set(m.core.index.all_ids("memories"))
         assert "ghost-1" in ids and "orphan-vector" not in ids and len(ids) == 6
 
 
 def test_store_uses_wal_and_named_migrations(engine: Mnemo) -> None:
-    assert engine.store.query("PRAGMA journal_mode")[0][0] == "wal"
-    names = engine.store.migrations()
+    assert engine.core.store.query("PRAGMA journal_mode")[0][0] == "wal"
+    names = engine.core.store.migrations()
     assert names[0] == "0001_initial" and names == sorted(names)

@@ -51,11 +51,11 @@ def test_chain_on_a_decision_lists_causes_then_consequences_in_order(engine, inc
 
 def test_deleted_memory_links_disappear_on_the_next_traversal(engine, incident) -> None:
     gone = incident["outages"]
-    assert len(engine.store.links_of(gone)) == 2
+    assert len(engine.core.store.links_of(gone)) == 2
     # A memory removed from the store (as a purge or an outside tool would), links left behind.
-    engine.store.execute("DELETE FROM memories WHERE id = ?", (gone,))
-    engine.store.execute("DELETE FROM memories_fts WHERE id = ?", (gone,))
-    assert engine.store.count_links() == 7
+    engine.core.store.execute("DELETE FROM memories WHERE id = ?", (gone,))
+    engine.core.store.execute("DELETE FROM memories_fts WHERE id = ?", (gone,))
+    assert engine.core.store.count_links() == 7
 
     out = engine.chain(incident["decision"], consequences=True)
     every = [c["id"] for c in out["causes"] + out["consequences"]]
@@ -66,8 +66,8 @@ def test_deleted_memory_links_disappear_on_the_next_traversal(engine, incident) 
     assert gone not in {n["id"] for n in g["nodes"]}
     assert all(gone not in (e["src"], e["dst"]) for e in g["edges"])
     # Both stored directions are gone; the other links stay.
-    assert engine.store.query("SELECT count(*) FROM links WHERE src = ? OR dst = ?", (gone, gone))[0][0] == 0
-    assert engine.store.count_links() == 5
+    assert engine.core.store.query("SELECT count(*) FROM links WHERE src = ? OR dst = ?", (gone, gone))[0][0] == 0
+    assert engine.core.store.count_links() == 5
     with pytest.raises(NotFound):
         engine.chain(gone)
 
@@ -89,12 +89,12 @@ def test_link_and_unlink_by_hand(engine) -> None:
     b = engine.save("We decided to move staging to Kubernetes.").id
     ln = engine.link(a, b, "triggered")
     assert (ln.src, ln.dst, ln.rel, ln.origin, ln.weight) == (a, b, "triggered", "person", 1.0)
-    assert any(x.dst == b and x.rel == "triggered" for x in engine.store.links_of(a, direction="out"))
-    assert any(x.src == a and x.rel == "triggered" for x in engine.store.links_of(b, direction="in"))
+    assert any(x.dst == b and x.rel == "triggered" for x in engine.core.store.links_of(a, direction="out"))
+    assert any(x.src == a and x.rel == "triggered" for x in engine.core.store.links_of(b, direction="in"))
     assert [c["id"] for c in engine.chain(b)["causes"]] == [a]
     # Short ids work; a person's link replaces an automatic one of the same kind.
     engine.link(a[:8], b[:8], "triggered", weight=0.4)
-    assert [x.weight for x in engine.store.links_of(a, direction="out") if x.rel == "triggered"] == [0.4]
+    assert [x.weight for x in engine.core.store.links_of(a, direction="out") if x.rel == "triggered"] == [0.4]
 
     # supersedes marks the older memory, unlink unmarks it.
     engine.link(b, a, "supersedes")
@@ -102,7 +102,7 @@ def test_link_and_unlink_by_hand(engine) -> None:
     assert engine.unlink(a, b, rel="supersedes") == 1
     assert engine.get(a).superseded_by is None
     assert engine.unlink(b, a) == 1  # either direction: the triggered link goes too
-    assert engine.store.links_of(a) == [] and engine.store.links_of(b) == []
+    assert engine.core.store.links_of(a) == [] and engine.core.store.links_of(b) == []
 
     for bad in ("likes", "shares_entity:", ""):
         with pytest.raises(InvalidInput):
@@ -120,16 +120,16 @@ def test_entity_links_are_capped_per_entity(engine) -> None:
     ids = [engine.save(f"Kafka topic number {i} carries the {w} events.").id
            for i, w in enumerate(["billing", "audit", "login", "search", "email", "upload", "invoice", "refund", "export", "payment"])]
     for mid in ids:
-        out = [x for x in engine.store.links_of(mid, direction="out") if x.rel == "shares_entity:Kafka"]
+        out = [x for x in engine.core.store.links_of(mid, direction="out") if x.rel == "shares_entity:Kafka"]
         assert len(out) <= cap
-    last = [x.dst for x in engine.store.links_of(ids[-1], direction="out") if x.rel == "shares_entity:Kafka"]
+    last = [x.dst for x in engine.core.store.links_of(ids[-1], direction="out") if x.rel == "shares_entity:Kafka"]
     assert last == [] or set(last) == set(ids[-1 - cap : -1])  # the most recent holders
     assert len(last) == cap
     # Every memory is linked to at most cap earlier and cap later ones: no hub of ten.
-    inbound = [sum(x.rel == "shares_entity:Kafka" for x in engine.store.links_of(mid, direction="in")) for mid in ids]
+    inbound = [sum(x.rel == "shares_entity:Kafka" for x in engine.core.store.links_of(mid, direction="in")) for mid in ids]
     assert 0 < max(inbound) <= 2 * cap
     # and these dense structural links do not count toward the hub score at all
-    assert engine.store.inbound_counts(ids) == {}
+    assert engine.core.store.inbound_counts(ids) == {}
 
 
 def test_no_link_between_memories_sharing_only_a_common_word(engine) -> None:
@@ -138,18 +138,18 @@ def test_no_link_between_memories_sharing_only_a_common_word(engine) -> None:
     c = engine.save("The problem today was the coffee machine again.").id
     d = engine.save("We fixed the problem with the flaky printer driver.").id
     for mid in (a, b, c, d):
-        assert engine.store.links_of(mid) == [], engine.get(mid).content
+        assert engine.core.store.links_of(mid) == [], engine.get(mid).content
 
 
 def test_single_save_is_enriched_inline_and_linked(engine) -> None:
     crash = engine.save("The importer crashes with a UnicodeDecodeError on Latin-1 CSV files.")
     assert crash.memory.type.value == "debug_log"
     assert "UnicodeDecodeError" in crash.memory.fingerprint.entities
-    assert not db.is_pending(engine.store, crash.id)
+    assert not db.is_pending(engine.core.store, crash.id)
     fix = engine.save("We fixed the UnicodeDecodeError by detecting the CSV encoding with charset-normalizer.")
     stored = engine.get(fix.id)
     assert "UnicodeDecodeError" in stored.fingerprint.entities
-    rels = {(x.src, x.rel) for x in engine.store.links_of(fix.id, direction="in")}
+    rels = {(x.src, x.rel) for x in engine.core.store.links_of(fix.id, direction="in")}
     assert (crash.id, "resolves") in rels
 
 
@@ -161,9 +161,9 @@ def test_bulk_writes_are_left_pending_then_enriched(engine) -> None:
     ]
     res = engine.save_many(items)
     ids = [r.id for r in res]
-    assert all(db.is_pending(engine.store, i) for i in ids)
+    assert all(db.is_pending(engine.core.store, i) for i in ids)
     assert all(engine.get(i).fingerprint.entities == () for i in ids)  # no spaCy on the bulk path
-    assert engine.store.count_links() == 0
+    assert engine.core.store.count_links() == 0
     touched = engine.touch(ids[0])  # a use while pending must survive enrichment
 
     out = engine.enrich_pending(limit=2)
@@ -174,22 +174,22 @@ def test_bulk_writes_are_left_pending_then_enriched(engine) -> None:
     first = engine.get(ids[0])
     assert "Grafana" in first.fingerprint.entities and first.use_count == touched.use_count
     assert engine.get(ids[2]).fingerprint.rejected == ("Kibana",)
-    rels = {(x.src, x.rel, x.dst) for x in engine.store.links_of(ids[1])}
+    rels = {(x.src, x.rel, x.dst) for x in engine.core.store.links_of(ids[1])}
     assert (ids[1], "shares_entity:Grafana", ids[0]) in rels
     assert (ids[0], "because", ids[1]) in rels
     # A memory deleted while pending leaves the queue without error.
     extra = engine.save_many([{"content": "Loki keeps the application logs for 14 days."}])[0].id
-    engine.store.execute("DELETE FROM memories WHERE id = ?", (extra,))
-    assert engine.enrich_pending()["missing"] == 1 and db.pending_count(engine.store) == 0
+    engine.core.store.execute("DELETE FROM memories WHERE id = ?", (extra,))
+    assert engine.enrich_pending()["missing"] == 1 and db.pending_count(engine.core.store) == 0
 
 
 def test_edited_content_is_queued_for_enrichment_again(engine) -> None:
     from dataclasses import replace
 
     m = engine.save("We run Postgres 15 on the primary database server.").memory
-    assert not db.is_pending(engine.store, m.id)
-    engine.update(replace(m, content="We run Postgres 16 with Patroni on the primary database server."))
-    assert db.is_pending(engine.store, m.id)
+    assert not db.is_pending(engine.core.store, m.id)
+    engine.core.update(replace(m, content="We run Postgres 16 with Patroni on the primary database server."))
+    assert db.is_pending(engine.core.store, m.id)
     engine.enrich_pending()
     assert "Patroni" in engine.get(m.id).fingerprint.entities
 
@@ -199,17 +199,17 @@ def test_was_context_for_links_what_a_session_recalled_to_what_it_saved(engine) 
     unrelated = engine.save("The office plants are watered on Mondays.").id
     now = engine.now()
     # What recall records for each hit it returns in a session (the uses' context JSON).
-    engine.store.add_uses([
+    engine.core.store.add_uses([
         (recalled, now, "recall", json.dumps({"session_id": "chat-7"})),
         (unrelated, now, "recall", json.dumps({"session_id": "chat-7"})),
         (recalled, now, "recall", json.dumps({"session_id": "other"})),
     ])
     saved = engine.save("We moved the Stripe webhook secret into Vault.", session_id="chat-7").id
-    inbound = {(x.src, x.rel) for x in engine.store.links_of(saved, direction="in")}
+    inbound = {(x.src, x.rel) for x in engine.core.store.links_of(saved, direction="in")}
     assert (recalled, "was_context_for") in inbound
     assert not any(src == unrelated for src, _ in inbound)  # recalled too, but about nothing it shares
     elsewhere = engine.save("We documented the Stripe webhook secret rotation.", session_id="chat-9").id
-    assert not any(x.rel == "was_context_for" for x in engine.store.links_of(elsewhere))
+    assert not any(x.rel == "was_context_for" for x in engine.core.store.links_of(elsewhere))
 
 
 def test_existing_memories_are_queued_by_the_migration(home) -> None:
@@ -249,4 +249,4 @@ def test_a_save_without_the_spacy_model_is_stored_and_left_pending(engine, monke
     monkeypatch.setattr(entities, "nlp", missing)
     r = engine.save("We decided to keep the Grafana dashboards in Git.")
     assert engine.get(r.id).content.startswith("We decided") and r.memory.type.value == "decision"
-    assert db.is_pending(engine.store, r.id)  # the daemon enriches it once the model is back
+    assert db.is_pending(engine.core.store, r.id)  # the daemon enriches it once the model is back

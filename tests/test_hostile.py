@@ -361,7 +361,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VaultWorld]:
 @pytest.mark.parametrize("name", list(VAULT_FILES), ids=[n[:40] for n in VAULT_FILES])
 def test_vault_file(name: str, world: VaultWorld) -> None:
     outcome = VAULT_FILES[name][1]
-    rows = {r[0] for r in world.engine.store.query("SELECT path FROM notes")}
+    rows = {r[0] for r in world.engine.core.store.query("SELECT path FROM notes")}
     if outcome == "skipped":
         assert name not in rows
         with pytest.raises(InvalidInput, match="too large to read as a note"):
@@ -422,7 +422,7 @@ def test_write_note_is_confined(case: str, world: VaultWorld) -> None:
 
 
 def test_index_skips_what_leaves_the_vault(world: VaultWorld) -> None:
-    paths = {r[0] for r in world.engine.store.query("SELECT path FROM notes")}
+    paths = {r[0] for r in world.engine.core.store.query("SELECT path FROM notes")}
     assert not any(p.startswith("link") for p in paths)
     hits = world.engine.recall("the outside secret text", k=10, touch=False, tier="ltm")
     assert not any("outside secret" in h.content or (h.path or "").startswith("link") for h in hits)
@@ -525,7 +525,7 @@ def test_api_refuses_without_the_token(case: str, api: object) -> None:
     assert status == 401 and body["error"] == "AuthError"
     status, _ = _request(api, f"/v1/stats?token={_token(api)}", b"{}", headers)  # a token in the URL is not a token
     assert status == 401
-    assert api.engine.store.count() == 0  # type: ignore[attr-defined]
+    assert api.engine.core.store.count() == 0  # type: ignore[attr-defined]
 
 
 API_BODIES = {

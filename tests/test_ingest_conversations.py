@@ -58,17 +58,17 @@ def test_conversation_memories_types_fingerprints_and_links(engine, path: Path) 
     # Exactly the expected links, each stored in both directions.
     links = set()
     for mid in key_of:
-        for ln in engine.store.links_of(mid, direction="out"):
+        for ln in engine.core.store.links_of(mid, direction="out"):
             assert ln.dst in key_of, "ingest linked outside the conversation"
             links.add((key_of[ln.src], ln.rel, key_of[ln.dst]))
-            assert any(x.src == ln.src and x.rel == ln.rel for x in engine.store.links_of(ln.dst, direction="in"))
+            assert any(x.src == ln.src and x.rel == ln.rel for x in engine.core.store.links_of(ln.dst, direction="in"))
     assert links == {tuple(x) for x in exp["links"]}
     for a, b in exp["unlinked"]:
         assert not any({x, y} == {a, b} for x, _, y in links), (a, b)
 
     # The links have the origin and weight of their kind.
     for mid in key_of:
-        for ln in engine.store.links_of(mid, direction="out"):
+        for ln in engine.core.store.links_of(mid, direction="out"):
             if ln.rel.startswith("shares_entity:"):
                 assert (ln.origin, ln.weight) == ("auto", 0.5)
             else:
@@ -88,7 +88,7 @@ def test_supersedes_marks_the_older_version_and_keeps_it(engine) -> None:
 def test_dry_run_stores_nothing_and_shows_the_plan(engine) -> None:
     result = engine.ingest(str(HERE / "checkout_incident.json"), dry_run=True)
     assert result["dry_run"] and result["kept"] == 6
-    assert engine.store.count() == 0 and engine.store.count_links() == 0
+    assert engine.core.store.count() == 0 and engine.core.store.count_links() == 0
     rels = sorted(ln["rel"] for ln in result["planned_links"])
     assert rels == sorted(["because", "because", "triggered", "triggered", "triggered", "shares_entity:Black Friday", "shares_entity:PgBouncer"])
     # The plan is what a real run then stores.
@@ -98,10 +98,10 @@ def test_dry_run_stores_nothing_and_shows_the_plan(engine) -> None:
 
 def test_duplicates_go_through_surprise_and_are_not_stored_twice(engine) -> None:
     first = engine.ingest(str(HERE / "standup.txt"))
-    n = engine.store.count()
+    n = engine.core.store.count()
     again = engine.ingest(str(HERE / "standup.txt"))
     assert again["kept"] == 0 and again["duplicates"] == first["kept"]
-    assert engine.store.count() == n
+    assert engine.core.store.count() == n
     originals = {m["id"] for m in first["memories"]}
     assert {m["duplicate_of"] for m in again["memories"]} <= originals
 
@@ -134,4 +134,4 @@ def test_bad_input_is_refused_without_writing(engine, tmp_path: Path) -> None:
         engine.ingest(str(tmp_path / "missing.json"))
     with pytest.raises(InvalidInput, match="no conversation turns"):
         engine.ingest("[]", format="json")
-    assert engine.store.count() == 0
+    assert engine.core.store.count() == 0

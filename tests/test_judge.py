@@ -89,12 +89,12 @@ def test_links_made_through_the_http_judge(home, clock, model_server) -> None:
     with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
         a = m.save("The nightly backup job fails with a PermissionError on the NFS share.").id
         b = m.save("We fixed the PermissionError on the NFS share by remounting it as the backup user.").id
-        rels = {x.rel for x in m.store.links_of(b)}
+        rels = {x.rel for x in m.core.store.links_of(b)}
         assert "resolves" not in rels  # the model said no relation
         assert any(r.startswith("shares_entity:") for r in rels)  # structural links need no judge
         _Model.answer = "resolves"
         c = m.save("We fixed the PermissionError on the NFS share for good with a dedicated service account.").id
-        model_links = [x for x in m.store.links_of(c, direction="in") if x.origin == "model"]
+        model_links = [x for x in m.core.store.links_of(c, direction="in") if x.origin == "model"]
         assert [x.rel for x in model_links] == ["resolves"] and model_links[0].src in (a, b)
         assert model_links[0].weight == 0.8
 

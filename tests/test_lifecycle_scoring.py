@@ -31,12 +31,12 @@ def _engine(home: Path, clock: Clock, **overrides: object) -> Mnemo:
 
 
 def _r(engine: Mnemo, mid: str) -> float:
-    return retentions(engine, [engine.get(mid)])[mid]
+    return retentions(engine.core, [engine.get(mid)])[mid]
 
 
 def _busy_day(engine: Mnemo, other: str) -> None:
     """Someone uses the store (not the memory under test): the day becomes an activity day."""
-    engine.clock.advance(DAY)
+    engine.core.clock.advance(DAY)
     engine.touch(other)
 
 
@@ -69,13 +69,13 @@ def test_idle_store_keeps_its_memories_fresher_than_a_busy_one(tmp_path: Path) -
 
 def test_fresh_memory_is_never_eligible_and_use_makes_it_so(engine: Mnemo) -> None:
     m = engine.save("We chose Rust for the parser", importance=1.0, pinned=True, type="decision").memory
-    assert not is_promotion_eligible(engine, m)
+    assert not is_promotion_eligible(engine.core, m)
     assert engine.explain(m.id)["promotion"]["why"] == "never used"
     for _ in range(5):
-        engine.clock.advance(0.8 * DAY)
+        engine.core.clock.advance(0.8 * DAY)
         engine.touch(m.id)
-    assert is_promotion_eligible(engine, engine.get(m.id))
-    assert [c.id for c in promotion_candidates(engine)] == [m.id]
+    assert is_promotion_eligible(engine.core, engine.get(m.id))
+    assert [c.id for c in promotion_candidates(engine.core)] == [m.id]
 
 
 def test_pure_promotion_rule() -> None:
@@ -107,7 +107,7 @@ def test_window_is_a_true_sliding_window(engine: Mnemo) -> None:
     assert uses_in_window(times, now, 14) == 4  # (now - 14 d, now]: the edge and the future are out
     m = engine.save("Deploys go out on Tuesdays", importance=0.0).memory
     for gap in (0, 4, 4, 4, 4):  # five uses over 16 days: only four in any 14-day window
-        engine.clock.advance(gap * DAY)
+        engine.core.clock.advance(gap * DAY)
         engine.touch(m.id)
     ex = engine.explain(m.id)
     assert engine.get(m.id).use_count == 5
@@ -133,7 +133,7 @@ def test_gc_archives_faded_memories_keeps_pinned_and_restore_brings_back(engine:
     assert engine.get(fading).status == Status.ARCHIVED and engine.get(pinned).status == Status.ACTIVE
     with pytest.raises(InvalidInput):
         engine.forget(pinned)
-    assert engine.store.jobs("gc")[0]["status"] == "done"
+    assert engine.core.store.jobs("gc")[0]["status"] == "done"
     back = engine.restore(fading)
     assert back.status == Status.ACTIVE and back.last_used == engine.now()
     assert engine.gc()["archived"] == []  # restoring counted as a use: not archived again at once
@@ -152,9 +152,9 @@ def test_cold_storage_below_one_in_a_thousand(engine: Mnemo) -> None:
     done = engine.gc()
     assert [(c["id"], c["from"]) for c in done["cold"]] == [(m, "archived")]
     assert engine.get(m).status == Status.COLD
-    assert engine.index.get_vectors("memories", [m]) == {}  # left the hot index
+    assert engine.core.index.get_vectors("memories", [m]) == {}  # left the hot index
     assert engine.restore(m).status == Status.ACTIVE
-    assert m in engine.index.get_vectors("memories", [m])
+    assert m in engine.core.index.get_vectors("memories", [m])
 
 
 def test_archive_rules_are_pure_and_exempt_the_permanent_layers(engine: Mnemo) -> None:
@@ -184,7 +184,7 @@ def test_observe_detects_cross_domain_use_and_caps_strength(engine: Mnemo) -> No
     for _ in range(15):
         engine.observe([m], context_tags=["cooking"])
     assert engine.get(m).strength == 2.0  # capped
-    uses = engine.store.query("SELECT kind, count(*) FROM uses WHERE memory_id = ? GROUP BY kind", (m,))
+    uses = engine.core.store.query("SELECT kind, count(*) FROM uses WHERE memory_id = ? GROUP BY kind", (m,))
     assert dict((r[0], r[1]) for r in uses) == {"observe": 17}
     with pytest.raises(InvalidInput):
         engine.observe([])
@@ -207,9 +207,9 @@ def test_layers_move_on_use_and_in_gc(engine: Mnemo) -> None:
     assert engine.get(a).layer.value == "working"
     engine.touch(a)
     assert engine.get(a).layer.value == "episodic"  # two uses
-    engine.clock.advance(29 * 60)
+    engine.core.clock.advance(29 * 60)
     assert engine.gc()["layers"] == []
-    engine.clock.advance(60)
+    engine.core.clock.advance(60)
     assert engine.gc()["layers"] == [{"id": b, "from": "working", "to": "episodic"}]  # 30 minutes old
     assert engine.get(b).layer.value == "episodic"
     assert engine.recall("Working memory two", touch=False, layer="episodic")[0].id in (a, b)
@@ -220,7 +220,7 @@ def test_gc_moves_important_used_episodes_to_a_permanent_layer(engine: Mnemo) ->
     decision = engine.save("We decided to keep integration tests on a real database", type="decision").memory.id
     other = engine.save("Someone else's note").memory.id
     for _ in range(5):
-        engine.clock.advance(DAY)
+        engine.core.clock.advance(DAY)
         engine.touch(fact)
         engine.touch(decision)
     assert engine.explain(fact)["importance"] >= 0.7
@@ -245,8 +245,8 @@ def test_review_queue_holds_the_danger_zone_most_urgent_first(engine: Mnemo) -> 
             engine.touch(mid)
     for _ in range(3):
         _busy_day(engine, other)
-    r = retentions(engine, [engine.get(x) for x in [*mids, other]])
-    queue = review_queue(engine, limit=10)
+    r = retentions(engine.core, [engine.get(x) for x in [*mids, other]])
+    queue = review_queue(engine.core, limit=10)
     got = [m.id for m, _ in queue]
     want = sorted([x for x in [*mids, other] if 0.15 <= r[x] <= 0.35],
                   key=lambda x: -(1 - 4 * (((r[x] - 0.15) / 0.2) - 0.5) ** 2))
@@ -278,11 +278,11 @@ def test_retentions_costs_one_query_per_batch(engine: Mnemo) -> None:
     engine.save_many([{"content": f"memory {i} says something {i * 7}"} for i in range(100)])
     mems = engine.list(limit=None)
     seen: list[str] = []
-    engine.store.conn.set_trace_callback(seen.append)
+    engine.core.store.conn.set_trace_callback(seen.append)
     try:
-        out = retentions(engine, mems)
+        out = retentions(engine.core, mems)
     finally:
-        engine.store.conn.set_trace_callback(None)
+        engine.core.store.conn.set_trace_callback(None)
     assert len(out) == 100 and all(0 <= v <= 1 for v in out.values())
     assert len([s for s in seen if s.lstrip().upper().startswith("SELECT")]) == 1
 
@@ -293,7 +293,7 @@ def test_inbound_links_raise_importance(engine: Mnemo) -> None:
     hub = engine.save("PostgreSQL is our database").memory.id
     others = [engine.save(f"Service {i} talks to the database").memory.id for i in range(4)]
     before = engine.explain(hub)["importance"]
-    engine.store.add_links(Link(o, hub, "related", created_at=engine.now()) for o in others)
+    engine.core.store.add_links(Link(o, hub, "related", created_at=engine.now()) for o in others)
     after = engine.explain(hub)
     assert after["importance_factors"]["inbound_links"] == 4
     assert after["importance_factors"]["hub"] == pytest.approx(0.16)

@@ -189,5 +189,5 @@ def test_no_woven_links_with_a_model_the_threshold_was_not_calibrated_on(vengine
     mid = vengine.save("We use PostgreSQL for the orders database").memory.id
     from mnemo.vault import weave
 
-    assert weave.candidates(vengine, vengine.get(mid))  # the hash embedder does find candidates…
-    assert weave.woven_links(vengine, vengine.get(mid)) == []  # …but its cosines mean nothing
+    assert weave.candidates(vengine.core, vengine.get(mid))  # the hash embedder does find candidates…
+    assert weave.woven_links(vengine.core, vengine.get(mid)) == []  # …but its cosines mean nothing

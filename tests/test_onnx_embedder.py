@@ -112,7 +112,7 @@ def test_the_engine_uses_onnx_and_its_model_cache(home: Path, model_cache: Path)
     from mnemo.engine import Mnemo
 
     with Mnemo(load_settings(home=home)) as m:
-        assert isinstance(m.embedder, OnnxEmbedder) and m.embedder.cache_dir == model_cache
+        assert isinstance(m.core.embedder, OnnxEmbedder) and m.core.embedder.cache_dir == model_cache
         r = m.save("Alice moved the billing service to PostgreSQL.")
         hits = m.recall("which database does billing use", k=3, touch=False)
         assert hits and hits[0].id == r.memory.id

@@ -33,7 +33,7 @@ TABLES = ("memories", "uses", "links", "activity_days", "kv", "memories_fts", "j
 def table_hashes(m: Mnemo) -> dict[str, str]:
     out = {}
     for t in TABLES:
-        rows = m.store.query(f"SELECT * FROM {t} ORDER BY 1")
+        rows = m.core.store.query(f"SELECT * FROM {t} ORDER BY 1")
         out[t] = hashlib.sha256(json.dumps([list(r) for r in rows], default=repr).encode()).hexdigest()
     return out
 
@@ -117,7 +117,7 @@ def test_no_touch_changes_nothing_in_the_store(home: Path, clock: Clock, vault: 
         a = m.save("The database team owns the pager rota").memory
         b = m.save("Database backups run nightly", type="session_note").memory
         m.save("Pinned: the database is PostgreSQL", pinned=True)
-        m.store.add_links([Link(a.id, b.id, "causes", created_at=T0), Link(a.id, "gone-memory", "causes", created_at=T0)])
+        m.core.store.add_links([Link(a.id, b.id, "causes", created_at=T0), Link(a.id, "gone-memory", "causes", created_at=T0)])
         m.promote(b.id)
         m.index_vault()
         clock.advance(3 * DAY)
@@ -140,17 +140,17 @@ def test_no_touch_changes_nothing_in_the_store(home: Path, clock: Clock, vault: 
         # And a touching recall does write: uses with the session, the day marked.
         hits = m.recall("database pager rota", session_id="conv-7")
         mids = {h.id for h in hits if h.tier == "stm"} | {h.meta["mnemo_id"] for h in hits if h.meta.get("mnemo_id")}
-        rows = m.store.query("SELECT memory_id, kind, context FROM uses WHERE kind = 'recall'")
+        rows = m.core.store.query("SELECT memory_id, kind, context FROM uses WHERE kind = 'recall'")
         assert {r[0] for r in rows} == mids
         assert all(json.loads(r[2]) == {"session_id": "conv-7"} for r in rows)
-        assert m.store.query("SELECT count(*) FROM links WHERE dst = 'gone-memory' OR src = 'gone-memory'")[0][0] == 0  # healed
+        assert m.core.store.query("SELECT count(*) FROM links WHERE dst = 'gone-memory' OR src = 'gone-memory'")[0][0] == 0  # healed
 
 
 # -- link expansion ---------------------------------------------------------------------------------
 def _chain(m: Mnemo) -> list[str]:
     texts = ["alpha bravo charlie", "delta echo foxtrot", "golf hotel india", "juliet kilo lima"]
     ids = [r.id for r in m.save_many([{"content": t} for t in texts])]
-    m.store.add_links([Link(ids[i], ids[i + 1], "causes", created_at=T0) for i in range(3)])
+    m.core.store.add_links([Link(ids[i], ids[i + 1], "causes", created_at=T0) for i in range(3)])
     return ids
 
 
@@ -184,11 +184,11 @@ def test_relevant_review_candidates_are_blended_in(home: Path, clock: Clock) -> 
         off_topic = m.save("stock market prices tomorrow", type="fact").memory
         for d in range(1, 30):  # the store is used daily: the old memories fade
             clock.set(T0 + d * DAY)
-            m.store.mark_activity(clock.now())
-            r = retentions(m, [*old, off_topic])
+            m.core.store.mark_activity(clock.now())
+            r = retentions(m.core, [*old, off_topic])
             if all(0.2 <= r[x.id] <= 0.3 for x in old):
                 break
-        r = retentions(m, [*old, off_topic])
+        r = retentions(m.core, [*old, off_topic])
         assert all(review_priority(r[x.id]) > 0 for x in [*old, off_topic])  # all four in the danger zone
         fresh = [m.save(f"garden tomato watering schedule fresh {i}").memory for i in range(6)]
         m.save_many([{"content": f"garden chair number {i}"} for i in range(15)])  # weaker matches
@@ -221,14 +221,14 @@ def test_rerank_weight_orders_ties_by_retention_and_importance(home: Path, clock
         a = m.save("quarterly budget review meeting").memory
         b = m.save("quarterly budget review meeting").memory
         assert b.duplicate_of == a.id
-        m.update(replace(m.get(a.id), importance=0.0))
-        m.update(replace(m.get(b.id), importance=1.0, duplicate_of=None))  # equal text, unequal worth
+        m.core.update(replace(m.get(a.id), importance=0.0))
+        m.core.update(replace(m.get(b.id), importance=1.0, duplicate_of=None))  # equal text, unequal worth
         on = m.recall("quarterly budget review meeting", touch=False)
         assert [h.id for h in on[:2]] == [b.id, a.id] and on[0].score > on[1].score
         m.settings.recall.rerank_weight = 0.0
         off = {h.id: h.score for h in m.recall("quarterly budget review meeting", touch=False)}
         assert off[a.id] == pytest.approx(off[b.id])  # pure relevance: a tie
-        r = retentions(m, [m.get(a.id), m.get(b.id)])
+        r = retentions(m.core, [m.get(a.id), m.get(b.id)])
         for h in on[:2]:
             v = (r[h.id] + m.get(h.id).importance) / 2
             assert h.score == pytest.approx(off[h.id] * (0.9 + 0.1 * v), rel=1e-4)  # (1 - w) + w * v
@@ -281,7 +281,7 @@ def test_turns_saved_without_a_session_are_read_with_the_turns_said_just_before_
         from mnemo.recall.neighbours import adjacent
 
         ids = {h.content: h.id for h in m.list(limit=10)}
-        near = adjacent(m, [ids[turns[3]]], gap=1800.0)[ids[turns[3]]]
+        near = adjacent(m.core, [ids[turns[3]]], gap=1800.0)[ids[turns[3]]]
         assert near == [ids[turns[2]]]  # the next save is three hours later: not a neighbour
 
 
@@ -337,7 +337,7 @@ def test_context_sections_ids_and_touch(corpus_engine: Mnemo) -> None:
     for s in ctx["sections"]:
         for item in s["items"]:
             assert item["id"][:8] in text and item["mode"] in ("verbatim", "fingerprint", "header")
-    rows = m.store.query("SELECT DISTINCT memory_id FROM uses WHERE json_extract(context, '$.session_id') = 'conv-9'")
+    rows = m.core.store.query("SELECT DISTINCT memory_id FROM uses WHERE json_extract(context, '$.session_id') = 'conv-9'")
     assert {r[0] for r in rows} == set(ctx["ids"])
     # The session-note section respects its complexity budget (1-3 points each, 6 in all).
     from mnemo.recall.context import complexity
@@ -369,14 +369,14 @@ def test_very_common_words_are_left_to_vectors_on_big_stores(engine: Mnemo, monk
     m = engine
     m.save_many([{"content": f"the team was running sprint number {i}"} for i in range(40)])
     rare = m.save("the team adopted a zebrafish mascot").memory
-    df = keywords.document_frequencies(m, ["runs", "team", "zebrafish", "unicorn"])
+    df = keywords.document_frequencies(m.core, ["runs", "team", "zebrafish", "unicorn"])
     assert df == {"runs": 40, "team": 41, "zebrafish": 1, "unicorn": 0}  # "runs" and "running" share a stem
     before = table_hashes(m)
-    assert keywords.prune_common(m, ["team", "zebrafish"]) == ["team", "zebrafish"]  # a small store: no pruning
+    assert keywords.prune_common(m.core, ["team", "zebrafish"]) == ["team", "zebrafish"]  # a small store: no pruning
     monkeypatch.setattr(keywords, "COMMON_MIN_DF", 10)
-    assert keywords.prune_common(m, ["team", "zebrafish"]) == ["zebrafish"]
-    assert keywords.prune_common(m, ["team", "running"]) == ["running"]  # all common: the rarest stays
-    ranked = keywords.memory_bm25(m, parse_query("team zebrafish", None, "general"), make_filters(), 10)
+    assert keywords.prune_common(m.core, ["team", "zebrafish"]) == ["zebrafish"]
+    assert keywords.prune_common(m.core, ["team", "running"]) == ["running"]  # all common: the rarest stays
+    ranked = keywords.memory_bm25(m.core, parse_query("team zebrafish", None, "general"), make_filters(), 10)
     assert [i for i, _ in ranked] == [rare.id]
     assert m.recall("team zebrafish", k=3, touch=False)[0].id == rare.id
     assert table_hashes(m) == before  # stemming and counting write nothing to the store

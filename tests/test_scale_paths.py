@@ -29,8 +29,8 @@ def test_archived_neighbours_are_skipped_for_the_nearest_live_one(engine) -> Non
     other = engine.save_many([{"content": "Lunch on Fridays is at the Thai place."}])[0].memory.id
     for mid in twins:
         engine.forget(mid)
-    vec = engine.embedder.embed([text])
-    [row] = live_neighbours(engine, vec)
+    vec = engine.core.embedder.embed([text])
+    [row] = live_neighbours(engine.core, vec)
     assert [i for i, _ in row] == [live, other]  # archived twins are closer, and left out
     r = engine.save_many([{"content": text}])[0]
     assert r.duplicate_of is None or r.duplicate_of == live
@@ -42,7 +42,7 @@ def test_when_every_neighbour_fetched_is_archived_the_filtered_query_finds_the_l
     far = engine.save_many([{"content": "The office plants are watered on Mondays."}])[0].memory.id
     for mid in many:
         engine.forget(mid)
-    [row] = live_neighbours(engine, engine.embedder.embed([text]))
+    [row] = live_neighbours(engine.core, engine.core.embedder.embed([text]))
     assert [i for i, _ in row] == [far]
 
 
@@ -50,9 +50,9 @@ def test_recent_memories_walk_the_created_index(engine) -> None:
     now = engine.now()
     ids = [engine.save_many([{"content": f"memory {i}", "created_at": now - i * DAY}])[0].memory.id for i in range(6)]
     engine.forget(ids[1])
-    got = recent_memories(engine.store, before=now, since=now - 30 * DAY, limit=3)
+    got = recent_memories(engine.core.store, before=now, since=now - 30 * DAY, limit=3)
     assert [m.id for m in got] == [ids[0], ids[2], ids[3]]
-    plan = engine.store.query(
+    plan = engine.core.store.query(
         "EXPLAIN QUERY PLAN SELECT * FROM memories WHERE +status IN ('active', 'promoted') AND created_at <= ? "
         "AND created_at >= ? AND id NOT IN ('') ORDER BY created_at DESC, rowid DESC LIMIT ?", (now, now - 30 * DAY, 3))
     assert any("memories_created" in r[3] for r in plan) and not any("TEMP B-TREE" in r[3] for r in plan)
@@ -84,35 +84,35 @@ def test_batched_vectors_match_one_by_one_in_input_order(real_embedder) -> None:
 
 
 def _vector_layer(engine, mid: str) -> str:
-    res = engine.index._run("memories", "reading", lambda col: col.get(ids=[mid], include=["metadatas"]))
+    res = engine.core.index._run("memories", "reading", lambda col: col.get(ids=[mid], include=["metadatas"]))
     return res["metadatas"][0]["layer"]
 
 
 def test_a_layer_change_reaches_the_vector_index_in_one_deferred_write(engine) -> None:
-    engine.deferred_meta.delay = 60.0  # the timer stays out of this test's way
+    engine.core.deferred_meta.delay = 60.0  # the timer stays out of this test's way
     mid = engine.save("The staging cluster is blocked by a TimeoutError.").memory.id
     engine.touch(mid)
     engine.touch(mid)  # the second use moves it from working to episodic
     assert engine.get(mid).layer.value == "episodic"
     assert _vector_layer(engine, mid) == "working"  # not written yet ...
-    assert engine.store.kv_get("index.dirty") == "1"  # ... and a crash now would be repaired
-    assert engine.deferred_meta.ids == {mid}
+    assert engine.core.store.kv_get("index.dirty") == "1"  # ... and a crash now would be repaired
+    assert engine.core.deferred_meta.ids == {mid}
     # A filtered query never sees the stale copy: it writes what is pending first.
     assert [h.id for h in engine.recall("staging cluster TimeoutError", layer="episodic", touch=False)] == [mid]
-    assert _vector_layer(engine, mid) == "episodic" and not engine.deferred_meta
-    assert engine.store.kv_get("index.dirty") == "0"
+    assert _vector_layer(engine, mid) == "episodic" and not engine.core.deferred_meta
+    assert engine.core.store.kv_get("index.dirty") == "0"
 
 
 def test_the_timer_writes_pending_layers(engine) -> None:
-    engine.deferred_meta.delay = 0.05
+    engine.core.deferred_meta.delay = 0.05
     mid = engine.save("Carol prefers weekly releases.").memory.id
     engine.touch(mid)
     engine.touch(mid)
     deadline = time.monotonic() + 10
-    while engine.deferred_meta and time.monotonic() < deadline:
+    while engine.core.deferred_meta and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not engine.deferred_meta and _vector_layer(engine, mid) == "episodic"
-    assert engine.store.kv_get("index.dirty") == "0"
+    assert not engine.core.deferred_meta and _vector_layer(engine, mid) == "episodic"
+    assert engine.core.store.kv_get("index.dirty") == "0"
 
 
 def test_a_process_that_dies_with_a_pending_write_is_repaired_at_the_next_open(home) -> None:
@@ -121,7 +121,7 @@ def test_a_process_that_dies_with_a_pending_write_is_repaired_at_the_next_open(h
         "from mnemo.config import load_settings\n"
         "from mnemo.engine import Mnemo\n"
         "m = Mnemo(load_settings(home=os.environ['MNEMO_HOME'], overrides={'embedding.model': 'hash-64'}))\n"
-        "m.deferred_meta.delay = 3600\n"
+        "m.core.deferred_meta.delay = 3600\n"
         "mid = m.save('The CDN caches S3 backups.').memory.id\n"
         "m.touch(mid); m.touch(mid)\n"
         "print(mid, flush=True)\n"
@@ -135,4 +135,4 @@ def test_a_process_that_dies_with_a_pending_write_is_repaired_at_the_next_open(h
     with Mnemo(load_settings(home=home, overrides={"embedding.model": "hash-64"})) as m:
         assert m.get(mid).layer.value == "episodic"
         assert _vector_layer(m, mid) == "episodic"  # the open re-synced the metadata
-        assert m.store.kv_get("index.dirty") == "0"
+        assert m.core.store.kv_get("index.dirty") == "0"

@@ -91,7 +91,7 @@ def test_promote_update_demote_on_a_real_vault(vengine: Mnemo, vault: Path, cloc
     clock.advance(DAY)
     from dataclasses import replace
 
-    m.update(replace(m.get(db.id), tags=("db", "postgres")))
+    m.core.update(replace(m.get(db.id), tags=("db", "postgres")))
     [p3] = m.promote(db.id)
     assert (p3.path, p3.created, p3.status) == (DB_PATH, False, "updated")
     fm3 = _fm(note)
@@ -105,7 +105,7 @@ def test_promote_update_demote_on_a_real_vault(vengine: Mnemo, vault: Path, cloc
     assert not note.exists() and archived.exists()
     afm = _fm(archived)
     assert afm["mnemo_status"] == "demoted" and afm["mnemo_id"] == db.id
-    assert m.store.query("SELECT count(*) FROM notes WHERE path = ?", (f"Archive/{note.name}",))[0][0] == 1
+    assert m.core.store.query("SELECT count(*) FROM notes WHERE path = ?", (f"Archive/{note.name}",))[0][0] == 1
     with pytest.raises(InvalidInput, match="not promoted"):
         m.demote(db.id)
 
@@ -206,7 +206,7 @@ def test_edit_during_promotion_update_is_kept(vengine: Mnemo, vault: Path, clock
     from dataclasses import replace
 
     clock.advance(DAY)
-    m.update(replace(m.get(db.id), tags=("db", "sql")))
+    m.core.update(replace(m.get(db.id), tags=("db", "sql")))
     real = writer._fsync_file
     raced: list[int] = []
 
@@ -249,7 +249,7 @@ def test_conflict_copies_dot_paths_and_exclusions_are_not_indexed(vengine: Mnemo
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(f"text of {rel}\n")
     r = vengine.index_vault()
-    paths = {row[0] for row in vengine.store.query("SELECT path FROM notes")}
+    paths = {row[0] for row in vengine.core.store.query("SELECT path FROM notes")}
     assert paths == {"Note.md", "Chapter 2.md", "Inbox/idea.md", "mnemo README.md"}
     assert r["added"] == 4
     assert vengine.index_note("Note 2.md")["status"] == "ignored"
@@ -260,11 +260,11 @@ def test_conflict_copies_dot_paths_and_exclusions_are_not_indexed(vengine: Mnemo
 # -- Indexing by content hash ------------------------------------------------------------------------
 def test_unchanged_notes_are_never_re_embedded(vengine: Mnemo, vault: Path) -> None:
     m = vengine
-    emb: CountingEmbedder = m.embedder
+    emb: CountingEmbedder = m.core.embedder
     (vault / "A.md").write_text("# One\n\nalpha text\n\n# Two\n\nbeta text\n")
     (vault / "B.md").write_text("bravo note about kubernetes\n")
     first = m.index_vault()
-    readme = m.store.query("SELECT count(*) FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE n.path = ?",
+    readme = m.core.store.query("SELECT count(*) FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE n.path = ?",
                            ("mnemo README.md",))[0][0]
     assert first["added"] == 3 and first["embedded"] == emb.count == readme + 3  # README + A (2 chunks) + B
     n0 = emb.count
@@ -283,14 +283,14 @@ def test_unchanged_notes_are_never_re_embedded(vengine: Mnemo, vault: Path) -> N
     assert (r["moved"], r["embedded"], r["removed"]) == (1, 0, 0)
     (vault / "Sub/B moved.md").unlink()
     assert m.index_vault()["removed"] == 1
-    rows = m.store.query("SELECT count(*) FROM chunks")[0][0]
-    fts = m.store.query("SELECT count(*) FROM chunks_fts")[0][0]
-    assert rows == fts == m.index.count("chunks") == readme + 3
+    rows = m.core.store.query("SELECT count(*) FROM chunks")[0][0]
+    fts = m.core.store.query("SELECT count(*) FROM chunks_fts")[0][0]
+    assert rows == fts == m.core.index.count("chunks") == readme + 3
 
 
 def test_watcher_operations(vengine: Mnemo, vault: Path) -> None:
     m = vengine
-    emb: CountingEmbedder = m.embedder
+    emb: CountingEmbedder = m.core.embedder
     (vault / "N.md").write_text("a note about gardening\n")
     assert m.index_note(str(vault / "N.md"))["status"] == "added"  # absolute paths are fine
     assert m.index_note("N.md")["status"] == "unchanged"
@@ -298,11 +298,11 @@ def test_watcher_operations(vengine: Mnemo, vault: Path) -> None:
     os.rename(vault / "N.md", vault / "Renamed.md")
     r = m.move_note("N.md", "Renamed.md")
     assert r["status"] == "moved" and emb.count == n0
-    hits = chunk_hits(m, [i for i, _ in note_candidates(m, "gardening", m.embedder.embed_query("gardening"), 5)[0]])
+    hits = chunk_hits(m.core, [i for i, _ in note_candidates(m.core, "gardening", m.core.embedder.embed_query("gardening"), 5)[0]])
     assert [h.path for h in hits.values()] == ["Renamed.md"]
     (vault / "Renamed.md").unlink()
     assert m.remove_note("Renamed.md")["removed"] is True
-    assert note_candidates(m, "gardening", m.embedder.embed_query("gardening"), 5)[0] == []
+    assert note_candidates(m.core, "gardening", m.core.embedder.embed_query("gardening"), 5)[0] == []
     # A create on a path the index knows is a modify.
     (vault / "X.md").write_text("one\n")
     m.index_note("X.md")
@@ -327,14 +327,14 @@ def test_a_persons_edit_flows_back_and_survives_an_update(vengine: Mnemo, vault:
     got = m.get(a.id)
     assert got.content == "We chose PostgreSQL 16.\n\n## My reasons\n\nIt has [[Session cache]] friends. ^why"
     assert got.tags == ("db", "decided")
-    assert [(ln.dst, ln.rel) for ln in m.store.links_of(a.id, direction="out", rel="wikilink")] == [(b.id, "wikilink")]
-    vec = m.index.get_vectors("memories", [a.id])[a.id]
-    assert np.allclose(vec, m.embedder.embed([got.content])[0], atol=1e-6)  # re-embedded
+    assert [(ln.dst, ln.rel) for ln in m.core.store.links_of(a.id, direction="out", rel="wikilink")] == [(b.id, "wikilink")]
+    vec = m.core.index.get_vectors("memories", [a.id])[a.id]
+    assert np.allclose(vec, m.core.embedder.embed([got.content])[0], atol=1e-6)  # re-embedded
     # mnemo updates the note later: the person's text, key, comment, heading and block id stay.
     clock.advance(DAY)
     from dataclasses import replace
 
-    m.update(replace(m.get(a.id), tags=("db", "decided", "sql")))
+    m.core.update(replace(m.get(a.id), tags=("db", "decided", "sql")))
     m.promote(a.id)
     final = note.read_text()
     assert "my_key: kept   # my comment\n" in final and "## My reasons" in final and "^why" in final
@@ -369,13 +369,13 @@ def test_note_candidates_and_hits(vengine: Mnemo, vault: Path) -> None:
     a = m.save(DB).memory
     m.promote(a.id)
     m.index_vault()
-    bm, vec = note_candidates(m, "kubernetes cluster nodes", m.embedder.embed_query("kubernetes cluster nodes"), 5)
-    hits = chunk_hits(m, [bm[0][0], vec[0][0]])
+    bm, vec = note_candidates(m.core, "kubernetes cluster nodes", m.core.embedder.embed_query("kubernetes cluster nodes"), 5)
+    hits = chunk_hits(m.core, [bm[0][0], vec[0][0]])
     top = hits[bm[0][0]]
     assert (top.tier, top.path, top.heading) == ("ltm", "Infra.md", "Cluster")
     assert top.content == "The kubernetes cluster runs on three nodes." and top.meta["title"] == "Infra"
     assert "mnemo_id" not in top.meta
-    owned = chunk_hits(m, [i for i, _ in note_candidates(m, "PostgreSQL database team", None, 5)[0]])
+    owned = chunk_hits(m.core, [i for i, _ in note_candidates(m.core, "PostgreSQL database team", None, 5)[0]])
     mine = [h for h in owned.values() if h.path == DB_PATH]
     assert mine and mine[0].meta["mnemo_id"] == a.id and mine[0].content == DB
 
@@ -495,8 +495,8 @@ def test_semantic_note_recall_with_the_real_model(home: Path, vault: Path, clock
         m.index_vault()
         for query, path, heading in [("which SQL engine stores our data?", "Infra/Storage.md", "Database"),
                                      ("who is responsible for incidents right now", "People/Team.md", "On call")]:
-            _, vec = note_candidates(m, query, m.embedder.embed_query(query), 3)
-            top = chunk_hits(m, [vec[0][0]])[vec[0][0]]
+            _, vec = note_candidates(m.core, query, m.core.embedder.embed_query(query), 3)
+            top = chunk_hits(m.core, [vec[0][0]])[vec[0][0]]
             assert (top.path, top.heading) == (path, heading), query
 
 
@@ -518,15 +518,15 @@ def test_reindex_rebuilds_notes_and_a_new_model_re_embeds(vengine: Mnemo, vault:
     (vault / "A.md").write_text("alpha note about sailing\n")
     m.index_vault()
     n = m.stats().chunks
-    assert m.reindex()["notes"] == 2 and m.stats().chunks == n and m.index.count("chunks") == n
+    assert m.reindex()["notes"] == 2 and m.stats().chunks == n and m.core.index.count("chunks") == n
     m.close()
     settings = load_settings(home=home, vault=vault, overrides={"embedding.model": "hash-32"})
     with Mnemo(settings, clock=clock, embedder=HashEmbedder(32)) as m2:
-        q = m2.embedder.embed_query("sailing")
-        assert note_candidates(m2, "sailing", q, 5)[1] == []  # old vectors are not queried with a new model
+        q = m2.core.embedder.embed_query("sailing")
+        assert note_candidates(m2.core, "sailing", q, 5)[1] == []  # old vectors are not queried with a new model
         r = m2.index_vault()
         assert r["embedded"] == n and r["changed"] == 2
-        assert note_candidates(m2, "sailing", q, 5)[1]
+        assert note_candidates(m2.core, "sailing", q, 5)[1]
 
 
 def test_recall_over_notes_through_the_engine(vengine: Mnemo, vault: Path) -> None:
@@ -565,4 +565,4 @@ def test_reconcile_after_downtime_follows_moves_edits_and_deletions(vengine: Mne
     got = m.get(a.id)
     assert (got.status, got.note_path, got.content) == (Status.PROMOTED, "Inbox/Database decision.md", "We use PostgreSQL 16.")
     assert m.get(b.id).status == Status.ARCHIVED
-    assert not m.store.query("SELECT 1 FROM notes WHERE path LIKE 'Twin%'")
+    assert not m.core.store.query("SELECT 1 FROM notes WHERE path LIKE 'Twin%'")

@@ -101,9 +101,9 @@ class Daemon:
 
             self.engine = Mnemo(self.settings, clock=self.clock, embedder=self._embedder, lock=False)
             t0 = time.perf_counter()
-            self.engine.embedder.embed_query("warm up")  # load the model now, not on the first request
-            _ = self.engine.index  # opens Chroma; embeds what a crash left out of it
-            log.info("engine ready in %.1fs (model %s)", time.perf_counter() - t0, self.engine.embedder.name)
+            self.engine.core.embedder.embed_query("warm up")  # load the model now, not on the first request
+            _ = self.engine.core.index  # opens Chroma; embeds what a crash left out of it
+            log.info("engine ready in %.1fs (model %s)", time.perf_counter() - t0, self.engine.core.embedder.name)
             try:
                 self.httpd = ApiServer((d.host, d.port), self, self.token, allow_remote=d.allow_remote)
             except OSError as exc:
@@ -131,7 +131,7 @@ class Daemon:
             with self._operation("job"):
                 return fn()
 
-        sched = Scheduler(self.engine.store, self.clock, [], runner=runner)
+        sched = Scheduler(self.engine.core.store, self.clock, [], runner=runner)
         for job in lifecycle_jobs(self.engine, sched.last_run, self._vault_events_since_last):
             sched.jobs[job.name] = job
         self.scheduler = sched
@@ -390,7 +390,7 @@ class Daemon:
     def status(self) -> dict[str, Any]:
         """What `mnemo daemon status` shows. Never takes the operation lock, so it answers during
         a long import."""
-        store = self.engine.store if self.engine is not None else None
+        store = self.engine.core.store if self.engine is not None else None
         counts: dict[str, Any] = {}
         if store is not None:
             by_status = store.counts_by("status")
@@ -439,7 +439,7 @@ class Daemon:
         from ..doctor import HINTS, broken_properties
 
         try:
-            return [{**b, "fix": HINTS["broken_yaml"]} for b in broken_properties(self.engine)]
+            return [{**b, "fix": HINTS["broken_yaml"]} for b in broken_properties(self.engine.core)]
         except Exception:  # noqa: BLE001 - status must answer whatever the vault looks like
             log.exception("checking the promoted notes' properties failed")
             return []

@@ -319,12 +319,12 @@ class EngineActions:
         return self.call("move_note", old, new)
 
     def known_hash(self, rel: str) -> str | None:
-        rows = self.engine.store.query("SELECT content_hash FROM notes WHERE path = ?", (rel,))
+        rows = self.engine.core.store.query("SELECT content_hash FROM notes WHERE path = ?", (rel,))
         return rows[0][0] if rows else None
 
     def known_under(self, prefix: str) -> list[str]:
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self.engine.store.query("SELECT path FROM notes WHERE path LIKE ? ESCAPE '\\'", (escaped + "%",))
+        rows = self.engine.core.store.query("SELECT path FROM notes WHERE path LIKE ? ESCAPE '\\'", (escaped + "%",))
         return [r[0] for r in rows]
 
 

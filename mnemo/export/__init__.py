@@ -23,7 +23,7 @@ conversations were ingested. Vectors and the keyword index are derived and are r
 import with the home's own model; a cold memory's quantized vector travels with it and is
 kept when the importing home uses the same model (made again otherwise).
 
-The engine serves the store a page at a time (``export_page``), so the export runs the same in
+The core serves the store a page at a time (``export_page``), so the export runs the same in
 process and through the daemon, and never holds the whole store.
 """
 

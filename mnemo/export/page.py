@@ -1,4 +1,4 @@
-"""The store a page at a time, as export records (engine side; see ``mnemo.export``)."""
+"""The store a page at a time, as export records (core side; see ``mnemo.export``)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidInput
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 MAX_PAGE = 5000
 DERIVED = ("embed_model",)  # written back by the import with the model it embeds with
 
 
-def export_page(engine: Mnemo, after: int = 0, limit: int = 500) -> dict[str, Any]:
+def export_page(core: Core, after: int = 0, limit: int = 500) -> dict[str, Any]:
     """Memory records with rowid > ``after``, in store order, at most ``limit``; ``after`` is
     the cursor for the next page, ``done`` says there is none. The first page (``after`` = 0)
     also carries the activity days and the chat-export journal."""
@@ -22,7 +22,7 @@ def export_page(engine: Mnemo, after: int = 0, limit: int = 500) -> dict[str, An
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InvalidInput(f"{name} must be a whole number ≥ 0")
     limit = max(1, min(int(limit), MAX_PAGE))
-    store = engine.store
+    store = core.store
     rows = store.query("SELECT rowid AS _rowid, * FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
     ids = [r["id"] for r in rows]
     uses: dict[str, list[list[Any]]] = {}

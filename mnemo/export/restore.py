@@ -1,4 +1,4 @@
-"""``mnemo import EXPORT.jsonl``: a mnemo export back into a store, exactly (engine side).
+"""``mnemo import EXPORT.jsonl``: a mnemo export back into a store, exactly (core side).
 
 The records are written as they were (ids, every field, uses, links both ways, entity index,
 enrichment queue, activity days, the chat-export journal), not through the save path: a
@@ -29,7 +29,7 @@ from ..models import ImportResult, Memory, valid_link_type
 from . import FORMAT, HEADER_KEY, HEADER_VALUE
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo, Progress
+    from ..core import Core, Progress
 
 MAX_LINE = 16 * 1024 * 1024
 SLICE = 256
@@ -135,7 +135,7 @@ def check_memory(rec: Any, where: str) -> Memory:
         raise InvalidInput(f"{where}{exc}") from None
 
 
-def restore(engine: Mnemo, path: str | Path, progress: Progress | None = None) -> ImportResult:
+def restore(core: Core, path: str | Path, progress: Progress | None = None) -> ImportResult:
     from ..store.sqlite import content_hash
 
     t0 = time.perf_counter()
@@ -176,7 +176,7 @@ def restore(engine: Mnemo, path: str | Path, progress: Progress | None = None) -
             break
         seen.add(i)
     done: set[str] = set()
-    for row in engine.store.query_in("SELECT id, content_hash FROM memories WHERE id IN ({marks})", ids):
+    for row in core.store.query_in("SELECT id, content_hash FROM memories WHERE id IN ({marks})", ids):
         if row[1] == hashes[row[0]]:
             done.add(row[0])  # restored by an earlier run of this import
         else:
@@ -197,21 +197,21 @@ def restore(engine: Mnemo, path: str | Path, progress: Progress | None = None) -
             if rec["id"] not in done:
                 batch.append(rec)
             if len(batch) >= SLICE:
-                restored += _write(engine, batch, progress)
+                restored += _write(core, batch, progress)
                 batch = []
         elif kind == "day":
             days.append((rec["day"], rec["first_at"]))
         elif kind == "journal":
             journal.append((rec["key"], rec["value"]))
     if batch:
-        restored += _write(engine, batch, progress)
-    with engine.write_lock, engine.store.tx() as conn:
+        restored += _write(core, batch, progress)
+    with core.write_lock, core.store.tx() as conn:
         conn.executemany("INSERT OR IGNORE INTO activity_days (day, first_at) VALUES (?, ?)", days)
         conn.executemany("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", journal)
     return ImportResult(saved=len(restored), ids=tuple(restored), seconds=time.perf_counter() - t0)
 
 
-def _write(engine: Mnemo, records: list[dict[str, Any]], progress: Progress | None) -> list[str]:
+def _write(core: Core, records: list[dict[str, Any]], progress: Progress | None) -> list[str]:
     from ..graph import db as graph_db
     from ..lifecycle.cold import quantize
     from ..models import Link
@@ -221,26 +221,26 @@ def _write(engine: Mnemo, records: list[dict[str, Any]], progress: Progress | No
     uses = [(r["id"], at, kind, ctx) for r in records for at, kind, ctx in r["uses"]]
     ents = [(r["id"], key, name, at) for r in records for key, name, at in r["entities"]]
     pending = [(r["id"], r["created_at"]) for r in records if r.get("pending")]
-    _ = engine.index  # opens the vector index (and checks the model) before anything is written
+    _ = core.index  # opens the vector index (and checks the model) before anything is written
     hot = [m for m in memories if m.status.value != "cold"]
     cold = [m for m in memories if m.status.value == "cold"]
-    with engine.write_lock, engine.index_write():
-        with engine.store.tx() as conn:
-            engine.store.insert_memories(memories)
-            engine.store.add_uses(uses)
-            engine.store.add_links(links)
-            graph_db.index_entities(engine.store, ents)
+    with core.write_lock, core.index_write():
+        with core.store.tx() as conn:
+            core.store.insert_memories(memories)
+            core.store.add_uses(uses)
+            core.store.add_links(links)
+            graph_db.index_entities(core.store, ents)
             conn.executemany("INSERT OR IGNORE INTO enrich_queue (memory_id, queued_at) VALUES (?, ?)", pending)
             if cold:
-                model = engine.embedder.model_hash
+                model = core.embedder.model_hash
                 kept = {r["id"]: r["cold"] for r in records if r.get("cold") and r["cold"][2] == model}
                 fresh = [m for m in cold if m.id not in kept]  # quantized by another model: made again
-                vecs = engine.embedder.embed([m.content for m in fresh]) if fresh else []
+                vecs = core.embedder.embed([m.content for m in fresh]) if fresh else []
                 rows = [(*quantize(v), model, m.id) for m, v in zip(fresh, vecs, strict=True)]
                 rows += [(base64.b64decode(b), scale, model, i) for i, (b, scale, _) in kept.items()]
                 conn.executemany("UPDATE memories SET cold_vector = ?, cold_scale = ?, embed_model = ? WHERE id = ?", rows)
         if hot:
-            engine._embed_into_index([hot])
+            core.embed_into_index([hot])
     if progress:
         progress(len(memories))
     return [m.id for m in memories]

@@ -16,8 +16,7 @@ LIVE = ("active", "promoted")
 
 # -- enrichment queue ----------------------------------------------------------------------
 def queue(store: Store, ids: Sequence[str], at: float) -> None:
-    with store.tx() as conn:
-        conn.executemany("INSERT OR IGNORE INTO enrich_queue (memory_id, queued_at) VALUES (?, ?)", [(i, at) for i in ids])
+    store.queue_enrich(ids, at)
 
 
 def dequeue(store: Store, ids: Sequence[str]) -> None:

@@ -30,7 +30,7 @@ from ..nlp.fingerprint import Gazetteer, entity_key
 from . import db, rules
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 ENTITY_WEIGHT = 0.5
 CONTEXT_WEIGHT = 0.5
@@ -50,9 +50,9 @@ class LinkReport:
         return {"links": dict(sorted(self.links.items())), "total": sum(self.links.values()), "superseded": list(self.superseded)}
 
 
-def gazetteer(engine: Mnemo, extra: Sequence[str] = ()) -> Gazetteer:
+def gazetteer(core: Core, extra: Sequence[str] = ()) -> Gazetteer:
     """Entity names already in the store (cached until the entity index changes) + ``extra``."""
-    store = engine.store
+    store = core.store
     version = db.names_version(store)
     cached = _gazetteers.get(store)
     if cached is None or cached[0] != version:
@@ -66,13 +66,13 @@ def gazetteer(engine: Mnemo, extra: Sequence[str] = ()) -> Gazetteer:
     return g
 
 
-def fingerprint_memories(engine: Mnemo, memories: Sequence[Memory]) -> list[Memory]:
+def fingerprint_memories(core: Core, memories: Sequence[Memory]) -> list[Memory]:
     """Each memory with its fingerprint computed from its content (its type kept)."""
     from ..nlp.fingerprint import fingerprint_texts
 
     if not memories:
         return []
-    fps = fingerprint_texts([m.content for m in memories], [m.type for m in memories], gazetteer(engine))
+    fps = fingerprint_texts([m.content for m in memories], [m.type for m in memories], gazetteer(core))
     return [replace(m, fingerprint=fp) for m, fp in zip(memories, fps, strict=True)]
 
 
@@ -82,7 +82,7 @@ def _order(m: Memory) -> tuple[float, int, int]:
     return (m.created_at, turn if isinstance(turn, int) else 0, part if isinstance(part, int) else 0)
 
 
-def plan_links(engine: Mnemo, memories: Sequence[Memory], report: LinkReport | None = None) -> list[Link]:
+def plan_links(core: Core, memories: Sequence[Memory], report: LinkReport | None = None) -> list[Link]:
     """The links the rules (confirmed by the judge) and the structural passes propose for
     ``memories``, each against the memories before it: the stored ones and those earlier in
     the same batch. Reads only; ``link_memories`` writes them."""
@@ -90,10 +90,10 @@ def plan_links(engine: Mnemo, memories: Sequence[Memory], report: LinkReport | N
 
     if not memories:
         return []
-    cfg = engine.settings.graph
-    store = engine.store
-    judge = make_judge(engine.settings)
-    now = engine.now()
+    cfg = core.settings.graph
+    store = core.store
+    judge = make_judge(core.settings)
+    now = core.now()
     ordered = sorted(memories, key=_order)
     batch_ids = [m.id for m in ordered]
     max_age = cfg.lookback_days * DAY
@@ -178,15 +178,15 @@ def _context_links(store: Any, m: Memory, cap: int, now: float) -> list[Link]:
     return out
 
 
-def link_memories(engine: Mnemo, memories: Sequence[Memory], report: LinkReport | None = None) -> list[Link]:
+def link_memories(core: Core, memories: Sequence[Memory], report: LinkReport | None = None) -> list[Link]:
     """Plan and commit the links of freshly stored ``memories``, index their entities, mark
     what they supersede, and take them off the enrichment queue, in one transaction."""
     if not memories:
         return []
-    links = plan_links(engine, memories, report)
-    store = engine.store
+    links = plan_links(core, memories, report)
+    store = core.store
     rows = [(m.id, entity_key(e), e, m.created_at) for m in memories for e in m.fingerprint.entities]
-    with engine.write_lock, store.tx() as conn:
+    with core.write_lock, store.tx() as conn:
         store.add_links(links)
         db.clear_entities(store, [m.id for m in memories])
         db.index_entities(store, rows)
@@ -199,24 +199,24 @@ def link_memories(engine: Mnemo, memories: Sequence[Memory], report: LinkReport 
     return links
 
 
-def enrich_pending(engine: Mnemo, limit: int = 500) -> dict[str, Any]:
+def enrich_pending(core: Core, limit: int = 500) -> dict[str, Any]:
     """Fingerprint and link up to ``limit`` queued memories (oldest first)."""
     t0 = time.perf_counter()
-    store = engine.store
+    store = core.store
     ids = db.pending_ids(store, max(0, int(limit)))
     found = store.get_memories(ids)
     missing = [i for i in ids if i not in found]
     if missing:
         db.dequeue(store, missing)
-    memories = fingerprint_memories(engine, [found[i] for i in ids if i in found])
+    memories = fingerprint_memories(core, [found[i] for i in ids if i in found])
     report = LinkReport()
     if memories:
-        with engine.write_lock, store.tx() as conn:
+        with core.write_lock, store.tx() as conn:
             conn.executemany(
                 "UPDATE memories SET fingerprint = ? WHERE id = ?",
                 [(json.dumps(m.fingerprint.to_dict(), ensure_ascii=False), m.id) for m in memories],
             )
-        link_memories(engine, memories, report)
+        link_memories(core, memories, report)
     return {
         "enriched": len(memories),
         "missing": len(missing),

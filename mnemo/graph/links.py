@@ -13,22 +13,22 @@ from ..errors import InvalidInput, NotFound
 from ..models import LINK_TYPES, Link, valid_link_type
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 ORIGINS = ("auto", "rule", "model", "person")
 
 
-def _resolve(engine: Mnemo, memory_id: str, allow_missing: bool = False) -> str:
+def _resolve(core: Core, memory_id: str, allow_missing: bool = False) -> str:
     try:
-        return engine.resolve_id(memory_id)
+        return core.resolve_id(memory_id)
     except NotFound:
         # Links of a memory that no longer exists may still be removed by its full id.
-        if allow_missing and engine.store.links_of(memory_id.strip()):
+        if allow_missing and core.store.links_of(memory_id.strip()):
             return memory_id.strip()
         raise
 
 
-def link(engine: Mnemo, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link:
+def link(core: Core, a: str, b: str, rel: str, origin: str = "person", weight: float = 1.0) -> Link:
     rel = (rel or "").strip()
     if not valid_link_type(rel):
         known = ", ".join(sorted(LINK_TYPES))
@@ -37,30 +37,30 @@ def link(engine: Mnemo, a: str, b: str, rel: str, origin: str = "person", weight
         raise InvalidInput(f"unknown link origin {origin!r}", hint=f"choose one of: {', '.join(ORIGINS)}")
     if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0.0 <= float(weight) <= 1.0:
         raise InvalidInput("the link weight must be a number from 0 to 1")
-    src, dst = _resolve(engine, a), _resolve(engine, b)
+    src, dst = _resolve(core, a), _resolve(core, b)
     if src == dst:
         raise InvalidInput("a memory cannot be linked to itself")
-    new = Link(src, dst, rel, origin, float(weight), engine.now())
-    with engine.write_lock, engine.store.tx() as conn:
+    new = Link(src, dst, rel, origin, float(weight), core.now())
+    with core.write_lock, core.store.tx() as conn:
         # A person's link replaces an automatic one of the same type between the same pair.
-        engine.store.remove_links(src, dst, rel)
-        engine.store.add_links([new])
+        core.store.remove_links(src, dst, rel)
+        core.store.add_links([new])
         if rel == "supersedes":
             conn.execute("UPDATE memories SET superseded_by = ? WHERE id = ?", (src, dst))
     return new
 
 
-def unlink(engine: Mnemo, a: str, b: str, rel: str | None = None) -> int:
+def unlink(core: Core, a: str, b: str, rel: str | None = None) -> int:
     """Remove the links between ``a`` and ``b`` (either direction; only type ``rel`` if given).
     Returns how many links were removed."""
     if rel is not None and not valid_link_type(rel):
         raise InvalidInput(f"unknown link type {rel!r}", hint="`mnemo graph ID` shows the links a memory has")
-    x, y = _resolve(engine, a, allow_missing=True), _resolve(engine, b, allow_missing=True)
-    with engine.write_lock, engine.store.tx() as conn:
-        gone = [ln for ln in engine.store.links_of(x) if ln.dst == y or ln.src == y]
+    x, y = _resolve(core, a, allow_missing=True), _resolve(core, b, allow_missing=True)
+    with core.write_lock, core.store.tx() as conn:
+        gone = [ln for ln in core.store.links_of(x) if ln.dst == y or ln.src == y]
         if rel is not None:
             gone = [ln for ln in gone if ln.rel == rel]
-        n = engine.store.remove_links(x, y, rel) + engine.store.remove_links(y, x, rel)
+        n = core.store.remove_links(x, y, rel) + core.store.remove_links(y, x, rel)
         for ln in gone:
             if ln.rel == "supersedes":
                 conn.execute("UPDATE memories SET superseded_by = NULL WHERE id = ? AND superseded_by = ?", (ln.dst, ln.src))

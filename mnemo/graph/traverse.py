@@ -15,7 +15,7 @@ from ..models import Link, Memory
 from .rules import CAUSAL_BACKWARD, CAUSAL_FORWARD
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 MAX_NODES = 500
 MAX_DEPTH = 10
@@ -26,18 +26,18 @@ Step = Callable[[Link, str], bool]  # (link, the node we stand on) → may we fo
 class Healer:
     """Reads links node by node, drops the dead ones, caches the memories it has seen."""
 
-    def __init__(self, engine: Mnemo) -> None:
-        self.engine = engine
+    def __init__(self, core: Core) -> None:
+        self.core = core
         self.memories: dict[str, Memory] = {}
         self.healed = 0
 
     def load(self, ids: Iterable[str]) -> None:
         want = [i for i in ids if i not in self.memories]
         if want:
-            self.memories.update(self.engine.store.get_memories(want))
+            self.memories.update(self.core.store.get_memories(want))
 
     def links(self, node: str) -> list[tuple[Link, str]]:
-        store = self.engine.store
+        store = self.core.store
         links = store.links_of(node)
         self.load(ln.dst if ln.src == node else ln.src for ln in links)
         live: list[tuple[Link, str]] = []
@@ -49,7 +49,7 @@ class Healer:
             else:
                 dead.append(ln)
         if dead:
-            with self.engine.write_lock, store.tx():
+            with self.core.write_lock, store.tx():
                 for ln in dead:
                     self.healed += store.remove_links(ln.src, ln.dst, ln.rel)
         return live
@@ -117,13 +117,13 @@ def _check_depth(depth: int) -> int:
     return depth
 
 
-def chain(engine: Mnemo, memory_id: str, depth: int = 5, consequences: bool = False) -> dict[str, Any]:
+def chain(core: Core, memory_id: str, depth: int = 5, consequences: bool = False) -> dict[str, Any]:
     """The causes of a memory (upstream along causal links) and, if asked, its consequences
     (downstream). Causes are listed root cause first, consequences nearest first, so read top
     to bottom the list tells the story in order."""
     depth = _check_depth(depth)
-    root = engine.get(memory_id)
-    healer = Healer(engine)
+    root = core.get(memory_id)
+    healer = Healer(core)
     healer.memories[root.id] = root
 
     def rows(found: list[tuple[str, int, Link]]) -> list[dict[str, Any]]:
@@ -149,12 +149,12 @@ def chain(engine: Mnemo, memory_id: str, depth: int = 5, consequences: bool = Fa
     }
 
 
-def graph(engine: Mnemo, memory_id: str, depth: int = 1) -> dict[str, Any]:
+def graph(core: Core, memory_id: str, depth: int = 1) -> dict[str, Any]:
     """The typed neighbourhood of a memory: every node within ``depth`` links (any type, either
     direction) and every link among them."""
     depth = _check_depth(depth)
-    root = engine.get(memory_id)
-    healer = Healer(engine)
+    root = core.get(memory_id)
+    healer = Healer(core)
     healer.memories[root.id] = root
     found, truncated = walk(healer, [root.id], depth)
     nodes = [node(root, depth=0)] + [node(healer.memories[nid], depth=d) for nid, d, _ in found]
@@ -175,7 +175,7 @@ def graph(engine: Mnemo, memory_id: str, depth: int = 1) -> dict[str, Any]:
 
 
 def neighbours(
-    engine: Mnemo, ids: Sequence[str], depth: int = 1, rels: Iterable[str] | None = None, limit: int = 50
+    core: Core, ids: Sequence[str], depth: int = 1, rels: Iterable[str] | None = None, limit: int = 50
 ) -> list[tuple[Memory, int, Link]]:
     """Memories linked to ``ids`` (within ``depth``; only the link types ``rels`` if given;
     ``shares_entity`` matches every ``shares_entity:{Name}``), nearest first, healing as it
@@ -187,6 +187,6 @@ def neighbours(
             return True
         return ln.rel in wanted or (ln.rel.startswith("shares_entity:") and "shares_entity" in wanted)
 
-    healer = Healer(engine)
+    healer = Healer(core)
     found, _ = walk(healer, list(ids), depth, step, limit=limit)
     return [(healer.memories[nid], d, ln) for nid, d, ln in found]

@@ -225,7 +225,7 @@ class VectorIndex:
     def entries(self, name: str, include: Sequence[str] = ("metadatas",)) -> Iterator[dict[str, Any]]:
         """Every entry of a collection, a page (``ids`` plus the ``include`` fields) at a time.
         Pages follow Chroma's stable internal order; callers hold no lock between pages, so a
-        concurrent writer may shift them (the doctor and the move hold the engine's write lock)."""
+        concurrent writer may shift them (the doctor and the move hold the core's write lock)."""
         total = self.count(name)
         for off in range(0, total, self.batch):
             page = self._run(name, "reading", lambda col, off=off: col.get(include=list(include), limit=self.batch, offset=off))

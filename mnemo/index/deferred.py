@@ -8,9 +8,9 @@ written at once (or even on another thread right after) it added 8-9 ms to a rec
 in step together, ``DELAY`` seconds after the first pending change, in one write.
 
 Crash safety: the caller sets ``index.dirty`` in the same transaction that changed the store,
-and it stays set until the write is done (``Mnemo.index_write`` leaves it set while anything is
+and it stays set until the write is done (``Core.index_write`` leaves it set while anything is
 pending), so a kill in between is repaired by the re-sync at the next open. A filtered vector
-query, the doctor, a reindex and closing the engine flush first, so nobody reads a stale layer.
+query, the doctor, a reindex and closing the core flush first, so nobody reads a stale layer.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 log = logging.getLogger(__name__)
 
@@ -38,51 +38,51 @@ class DeferredMetadata:
     def __bool__(self) -> bool:
         return bool(self.ids)
 
-    def add(self, engine: Mnemo, ids: Iterable[str]) -> None:
+    def add(self, core: Core, ids: Iterable[str]) -> None:
         """Call inside the store transaction that changed these memories."""
         new = set(ids)
         if not new:
             return
-        engine.store.kv_set("index.dirty", "1")
+        core.store.kv_set("index.dirty", "1")
         with self._lock:
             self.ids |= new
             if self._timer is None:
-                self._timer = threading.Timer(self.delay, self._due, args=(engine,))
+                self._timer = threading.Timer(self.delay, self._due, args=(core,))
                 self._timer.daemon = True
                 self._timer.name = "mnemo-index-meta"
                 self._timer.start()
 
-    def _due(self, engine: Mnemo) -> None:
+    def _due(self, core: Core) -> None:
         with self._lock:
             self._timer = None
-        self.flush(engine)
+        self.flush(core)
 
-    def close(self, engine: Mnemo) -> None:
-        """Write what is pending now (the engine is closing)."""
+    def close(self, core: Core) -> None:
+        """Write what is pending now (the core is closing)."""
         with self._lock:
             timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
-        self.flush(engine)
+        self.flush(core)
 
-    def flush(self, engine: Mnemo) -> int:
+    def flush(self, core: Core) -> int:
         """Write the current store rows' metadata for every pending id; the count written."""
-        from ..engine import vector_meta
+        from ..core import vector_meta
         from .recover import HOT
 
         if not self.ids:
             return 0  # nothing pending: no need to wait for the write lock
-        with engine.write_lock:
+        with core.write_lock:
             with self._lock:
                 ids, self.ids = sorted(self.ids), set()
             if not ids:
                 return 0
             try:
-                with engine.index_write():
-                    found = engine.store.get_memories(ids)
+                with core.index_write():
+                    found = core.store.get_memories(ids)
                     live = [m for m in found.values() if m.status.value in HOT]
                     if live:
-                        engine.index.update_metadata("memories", [m.id for m in live], [vector_meta(m) for m in live])
+                        core.index.update_metadata("memories", [m.id for m in live], [vector_meta(m) for m in live])
             except Exception:
                 # The dirty mark stays set: the next open re-syncs the metadata from the store.
                 log.warning("deferred vector metadata write failed for %d memories", len(ids), exc_info=True)

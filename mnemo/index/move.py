@@ -28,7 +28,7 @@ from ..errors import ConfigError, InvalidInput, StorageError
 from .server import parse_url
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo, Progress
+    from ..core import Core, Progress
     from .chroma import VectorIndex
 
 EMBEDDED = ("embedded", "local")
@@ -51,29 +51,29 @@ def describe(url: str | None, home: Path) -> str:
     return url or f"embedded ({home / 'chroma'})"
 
 
-def move_index(engine: Mnemo, to: str, progress: Progress | None = None) -> dict[str, Any]:
+def move_index(core: Core, to: str, progress: Progress | None = None) -> dict[str, Any]:
     target = target_url(to)
-    current = parse_url(engine.settings.index.chroma_url).url if engine.settings.index.chroma_url else None
+    current = parse_url(core.settings.index.chroma_url).url if core.settings.index.chroma_url else None
     if target == current:
         raise InvalidInput(
-            f"the index is already at {describe(target, engine.home)}",
+            f"the index is already at {describe(target, core.home)}",
             hint="`mnemo reindex` (without --to) rebuilds it in place",
         )
-    config_text = config_with_url(engine.settings.config_file, target)  # fail before moving anything
+    config_text = config_with_url(core.settings.config_file, target)  # fail before moving anything
     from .chroma import VectorIndex
 
-    engine.deferred_meta.flush(engine)  # copy the metadata as the store has it
-    with engine.write_lock:
+    core.deferred_meta.flush(core)  # copy the metadata as the store has it
+    with core.write_lock:
         source: VectorIndex | None
         try:
-            source = engine.index
+            source = core.index
             failure = None
         except StorageError as exc:  # the source is gone: re-embed from the store instead
             source, failure = None, exc.message
         if target is None:
-            dest = VectorIndex(path=engine.home / "chroma", batch=engine.settings.index.batch)
+            dest = VectorIndex(path=core.home / "chroma", batch=core.settings.index.batch)
         else:
-            dest = VectorIndex(url=target, batch=engine.settings.index.batch, prefix=engine._index_prefix())
+            dest = VectorIndex(url=target, batch=core.settings.index.batch, prefix=core.index_prefix())
         try:
             if source is not None:
                 _refuse_same_server(source, dest, target)
@@ -81,26 +81,23 @@ def move_index(engine: Mnemo, to: str, progress: Progress | None = None) -> dict
                           for name in COLLECTIONS}
                 method = "copied"
             else:
-                counts = _reembed(engine, dest, progress)
+                counts = _reembed(core, dest, progress)
                 method = "re-embedded"
         except BaseException:
-            with engine._init_lock:
-                if engine._index is dest:
-                    engine._index = None
+            core.swap_index(None, expected=dest)
             dest.close()
             raise
-        _write_config(engine.settings.config_file, config_text)
-        engine.settings.index.chroma_url = target
-        with engine._init_lock:
-            engine._index = dest
+        _write_config(core.settings.config_file, config_text)
+        core.settings.index.chroma_url = target
+        core.swap_index(dest)
         if source is not None:
             source.close()
     result: dict[str, Any] = {
-        "from": describe(current, engine.home),
-        "to": describe(target, engine.home),
+        "from": describe(current, core.home),
+        "to": describe(target, core.home),
         "method": method,
         **counts,
-        "config": str(engine.settings.config_file),
+        "config": str(core.settings.config_file),
     }
     if failure:
         result["source_error"] = failure
@@ -141,15 +138,14 @@ def _refuse_same_server(source: VectorIndex, dest: VectorIndex, target: str | No
         raise InvalidInput(f"{target} is the server the index is already on", hint="nothing to move")
 
 
-def _reembed(engine: Mnemo, dest: VectorIndex, progress: Progress | None) -> dict[str, int]:
-    with engine._init_lock:
-        engine._index = dest
-    n = engine._rebuild_vectors(progress)
-    engine.store.kv_set("index.model_hash", engine.embedder.model_hash)
-    engine.store.kv_set("index.dirty", "0")
+def _reembed(core: Core, dest: VectorIndex, progress: Progress | None) -> dict[str, int]:
+    core.swap_index(dest)
+    n = core.rebuild_vectors(progress)
+    core.store.kv_set("index.model_hash", core.embedder.model_hash)
+    core.store.kv_set("index.dirty", "0")
     dest.drop("chunks")
     # The vault indexer re-embeds every chunk when the recorded model differs from the current.
-    engine.store.kv_set("vault.model_hash", "index-moved")
+    core.store.kv_set("vault.model_hash", "index-moved")
     return {"memories": n, "chunks": 0}
 
 

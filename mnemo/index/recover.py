@@ -4,7 +4,7 @@ The store and the vault are the truth; Chroma is derived (design.md §1), so wha
 to it, it can be rebuilt from them:
 
 - ``sync`` (every open of the index): cheap when the last write finished (the ``index.dirty``
-  mark that ``Mnemo.index_write`` sets around Chroma writes is clear) and the counts agree.
+  mark that ``Core.index_write`` sets around Chroma writes is clear) and the counts agree.
   Otherwise ``sync_memories`` embeds the memories the index lacks, deletes vectors of memories
   that are gone or cold and, after an interrupted write, rewrites stale metadata; and
   ``sync_chunks`` deletes vectors of note chunks the store does not know and marks the notes
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import StorageError
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
     from ..models import Memory
     from ..store import Store
 
@@ -51,30 +51,30 @@ def forget_chunk_vectors(store: Store, uids: list[str] | None = None) -> int:
     return len(uids)
 
 
-def sync(engine: Mnemo) -> dict[str, int]:
+def sync(core: Core) -> dict[str, int]:
     """Run at every open of the index. When the last write finished (``index.dirty`` is 0) and
     the counts agree there is nothing to do; otherwise memories and note chunks are compared
     id by id (and, after an interrupted write, memory metadata too) and repaired."""
-    index = engine._index
-    dirty = engine.store.kv_get("index.dirty", "0") != "0"
-    hot = engine.store.count(status=HOT)
-    chunk_rows = int(engine.store.query("SELECT count(*) FROM chunks")[0][0])
+    index = core.loaded_index
+    dirty = core.store.kv_get("index.dirty", "0") != "0"
+    hot = core.store.count(status=HOT)
+    chunk_rows = int(core.store.query("SELECT count(*) FROM chunks")[0][0])
     if not dirty and index.count("memories") == hot and index.count(CHUNKS) == chunk_rows:
         return {}
-    done = sync_memories(engine, metadata=dirty)
-    done.update(sync_chunks(engine))
-    engine.store.kv_set("index.dirty", "0")
+    done = sync_memories(core, metadata=dirty)
+    done.update(sync_chunks(core))
+    core.store.kv_set("index.dirty", "0")
     return done
 
 
-def sync_memories(engine: Mnemo, metadata: bool = False) -> dict[str, int]:
+def sync_memories(core: Core, metadata: bool = False) -> dict[str, int]:
     """Embed hot memories the index lacks, delete vectors of memories that are gone or cold,
     and with ``metadata`` rewrite vector metadata that no longer says what the store says (a
     kill between a status change's commit and its index write)."""
-    from ..engine import vector_meta
+    from ..core import vector_meta
     from .chroma import _clean_meta
 
-    index = engine._index
+    index = core.loaded_index
     have: dict[str, dict[str, Any]] = {}
     for page in index.entries("memories", include=("metadatas",) if metadata else ()):
         metas = page.get("metadatas") or [{}] * len(page["ids"])
@@ -82,7 +82,7 @@ def sync_memories(engine: Mnemo, metadata: bool = False) -> dict[str, int]:
     want: set[str] = set()
     missing: list[Memory] = []
     stale: list[Memory] = []
-    for batch in engine.store.iter_memories(batch=1000, status=HOT):
+    for batch in core.store.iter_memories(batch=1000, status=HOT):
         for m in batch:
             want.add(m.id)
             if m.id not in have:
@@ -94,7 +94,7 @@ def sync_memories(engine: Mnemo, metadata: bool = False) -> dict[str, int]:
         index.delete("memories", orphans)
     if missing:
         log.info("indexing %d memories missing from the vector index", len(missing))
-        engine._embed_into_index([missing[i : i + 512] for i in range(0, len(missing), 512)])
+        core.embed_into_index([missing[i : i + 512] for i in range(0, len(missing), 512)])
     if stale:
         index.update_metadata("memories", [m.id for m in stale], [vector_meta(m) for m in stale])
     return {"embedded": len(missing), "orphans_removed": len(orphans), "metadata_fixed": len(stale)}
@@ -105,18 +105,18 @@ def _differs(want: dict[str, Any], got: dict[str, Any]) -> bool:
     return any(got.get(k) != v for k, v in want.items() if k != "created_at")
 
 
-def sync_chunks(engine: Mnemo) -> dict[str, int]:
+def sync_chunks(core: Core) -> dict[str, int]:
     """Delete chunk vectors with no chunk row; mark notes whose chunks lack a vector for
     re-embedding. Returns the counts."""
-    index = engine._index
+    index = core.loaded_index
     have = set(index.all_ids(CHUNKS))
-    rows = {r[0]: r[1] for r in engine.store.query("SELECT id, note_uid FROM chunks")}
+    rows = {r[0]: r[1] for r in core.store.query("SELECT id, note_uid FROM chunks")}
     orphans = sorted(have - set(rows))
     if orphans:
         index.delete(CHUNKS, orphans)
     uids = sorted({rows[i] for i in set(rows) - have})
     if uids:
-        forget_chunk_vectors(engine.store, uids)
+        forget_chunk_vectors(core.store, uids)
         log.info("%d notes lost chunk vectors: the next vault reconcile re-embeds them", len(uids))
     return {"orphans_removed": len(orphans), "notes_marked": len(uids)}
 

@@ -13,7 +13,7 @@ What this module adds to ``chromadb.HttpClient``:
 - ``index_failure``: turns the errors a failing server or a damaged embedded index raises
   (``httpx`` transport errors, ``chromadb.errors.ChromaError``) into one ``StorageError`` whose
   hint says what to do. What was already committed to the store stays there: the store is the
-  truth and the index catches up at the next open (``Mnemo._sync_index``) or ``mnemo doctor
+  truth and the index catches up at the next open (``Core.sync_index``) or ``mnemo doctor
   --repair``.
 
 Standard library only at import time; ``chromadb``/``httpx`` are imported lazily.

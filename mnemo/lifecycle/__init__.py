@@ -10,6 +10,6 @@ in ``scoring``; this package applies them to the store, the index and the vault.
 - ``gc``           the forgetting pass: layer moves, archive, cold storage (never deletes)
 - ``cold``         freezing to and warming from cold storage
 - ``pin``          pinned memories are never forgotten
-- ``review``       the spaced-repetition queue as the engine serves it
+- ``review``       the spaced-repetition queue as the core serves it
 - ``promote``      notes in the vault; ``dream`` the dream cycle
 """

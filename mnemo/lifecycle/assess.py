@@ -15,7 +15,7 @@ from .demotion import demotions_of
 from .eligibility import PromotionRule, promotion_decision, uses_in_window
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
     from ..models import Memory
 
 
@@ -39,21 +39,21 @@ class Assessment:
         return self.importance_factors.importance
 
 
-def assess(engine: Mnemo, memories: list[Memory], now: float | None = None,
+def assess(core: Core, memories: list[Memory], now: float | None = None,
            calendar: ActivityCalendar | None = None, entities: dict[str, int] | None = None) -> dict[str, Assessment]:
     if not memories:
         return {}
-    now = engine.now() if now is None else now
-    s = engine.settings.scoring
-    calendar = calendar or ActivityCalendar.of(engine.store)
+    now = core.now() if now is None else now
+    s = core.settings.scoring
+    calendar = calendar or ActivityCalendar.of(core.store)
     params = RetentionParams.from_settings(s)
     rule = PromotionRule.from_settings(s)
     low, high = getattr(s, "review_min", DANGER_MIN), getattr(s, "review_max", DANGER_MAX)
     ids = [m.id for m in memories]
-    window = engine.store.use_times_many(ids, since=now - rule.window_days * 86400.0)
-    demoted = demotions_of(engine.store, ids)
-    imps = importances(engine, memories, now, calendar=calendar,
-                       entities=entity_counts(engine) if entities is None else entities)
+    window = core.store.use_times_many(ids, since=now - rule.window_days * 86400.0)
+    demoted = demotions_of(core.store, ids)
+    imps = importances(core, memories, now, calendar=calendar,
+                       entities=entity_counts(core) if entities is None else entities)
     out: dict[str, Assessment] = {}
     for m in memories:
         f = memory_factors(m, now, calendar, params)
@@ -69,14 +69,14 @@ def assess(engine: Mnemo, memories: list[Memory], now: float | None = None,
     return out
 
 
-def explain(engine: Mnemo, memory: Memory, now: float | None = None) -> dict[str, Any]:
+def explain(core: Core, memory: Memory, now: float | None = None) -> dict[str, Any]:
     """Every factor of a memory's scores, the clock each one used, and what the lifecycle
     rules make of them."""
     from ..clock import iso
 
-    now = engine.now() if now is None else now
-    s = engine.settings.scoring
-    a = assess(engine, [memory], now)[memory.id]
+    now = core.now() if now is None else now
+    s = core.settings.scoring
+    a = assess(core, [memory], now)[memory.id]
     r = a.retention
     return {
         "id": memory.id,

@@ -12,7 +12,7 @@ import numpy as np
 from ..models import Memory, Status
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 
 def quantize(vec: np.ndarray) -> tuple[bytes, float]:
@@ -28,43 +28,43 @@ def dequantize(blob: bytes, scale: float) -> np.ndarray:
     return v / n if n else v
 
 
-def freeze(engine: Mnemo, memories: list[Memory]) -> int:
+def freeze(core: Core, memories: list[Memory]) -> int:
     """Move memories to cold storage: quantized vector into the store, out of Chroma."""
-    from ..engine import vector_meta  # noqa: F401 - keeps the import graph obvious
+    from ..core import vector_meta  # noqa: F401 - keeps the import graph obvious
 
     if not memories:
         return 0
-    vecs = engine.index.get_vectors("memories", [m.id for m in memories])
-    now = engine.now()
-    with engine.write_lock, engine.index_write():
-        with engine.store.tx() as conn:
+    vecs = core.index.get_vectors("memories", [m.id for m in memories])
+    now = core.now()
+    with core.write_lock, core.index_write():
+        with core.store.tx() as conn:
             for m in memories:
                 vec = vecs.get(m.id)
                 if vec is None:
-                    vec = engine.embedder.embed([m.content])[0]
+                    vec = core.embedder.embed([m.content])[0]
                 blob, scale = quantize(vec)
-                engine.store.update_memory(replace(m, status=Status.COLD, updated_at=now))
+                core.store.update_memory(replace(m, status=Status.COLD, updated_at=now))
                 conn.execute("UPDATE memories SET cold_vector = ?, cold_scale = ? WHERE id = ?", (blob, scale, m.id))
-        engine.index.delete("memories", [m.id for m in memories])
+        core.index.delete("memories", [m.id for m in memories])
     return len(memories)
 
 
-def warm_up(engine: Mnemo, m: Memory) -> Memory:
+def warm_up(core: Core, m: Memory) -> Memory:
     """Bring an archived or cold memory back to active, its vector back into the hot index."""
-    from ..engine import vector_meta
+    from ..core import vector_meta
 
-    rows = engine.store.query("SELECT cold_vector, cold_scale FROM memories WHERE id = ?", (m.id,))
+    rows = core.store.query("SELECT cold_vector, cold_scale FROM memories WHERE id = ?", (m.id,))
     blob, scale = (rows[0][0], rows[0][1]) if rows else (None, None)
-    new = replace(m, status=Status.ACTIVE, updated_at=engine.now(), archived_at=None)
-    with engine.write_lock, engine.index_write():
-        engine.store.update_memory(new)
+    new = replace(m, status=Status.ACTIVE, updated_at=core.now(), archived_at=None)
+    with core.write_lock, core.index_write():
+        core.store.update_memory(new)
         if blob is not None:
             vec = dequantize(blob, float(scale))
-        elif m.id in engine.index.get_vectors("memories", [m.id]):
-            engine.index.update_metadata("memories", [m.id], [vector_meta(new)])
+        elif m.id in core.index.get_vectors("memories", [m.id]):
+            core.index.update_metadata("memories", [m.id], [vector_meta(new)])
             return new
         else:
-            vec = engine.embedder.embed([new.content])[0]
-        engine.index.upsert("memories", [m.id], vec[None, :], [vector_meta(new)])
-        engine.store.execute("UPDATE memories SET cold_vector = NULL, cold_scale = NULL WHERE id = ?", (m.id,))
+            vec = core.embedder.embed([new.content])[0]
+        core.index.upsert("memories", [m.id], vec[None, :], [vector_meta(new)])
+        core.store.execute("UPDATE memories SET cold_vector = NULL, cold_scale = NULL WHERE id = ?", (m.id,))
     return new

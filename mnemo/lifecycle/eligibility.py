@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import DAY
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
     from ..models import Memory
 
 
@@ -78,20 +78,20 @@ def promotion_decision(*, status: str, layer: str, use_count: int, retention: fl
     return False, "; ".join(need) or "importance rule not met"
 
 
-def is_promotion_eligible(engine: Mnemo, memory: Memory, now: float | None = None) -> bool:
+def is_promotion_eligible(core: Core, memory: Memory, now: float | None = None) -> bool:
     from .assess import assess
 
-    return assess(engine, [memory], now)[memory.id].eligible
+    return assess(core, [memory], now)[memory.id].eligible
 
 
-def promotion_candidates(engine: Mnemo, now: float | None = None) -> list[Memory]:
+def promotion_candidates(core: Core, now: float | None = None) -> list[Memory]:
     """Every eligible active memory, highest retention first."""
     from .assess import assess
 
-    now = engine.now() if now is None else now
+    now = core.now() if now is None else now
     found: list[tuple[float, Memory]] = []
-    for batch in engine.store.iter_memories(batch=1000, status=("active",)):
-        scored = assess(engine, batch, now)
+    for batch in core.store.iter_memories(batch=1000, status=("active",)):
+        scored = assess(core, batch, now)
         found += [(scored[m.id].retention, m) for m in batch if scored[m.id].eligible]
     found.sort(key=lambda rm: (-rm[0], rm[1].id))
     return [m for _, m in found]

@@ -34,7 +34,7 @@ from ..scoring.layers import is_permanent, promoted_layer
 from .assess import assess
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 
 @dataclass
@@ -73,15 +73,15 @@ def archive_reason(m: Memory, layer: str, retention: float, importance: float, a
     return None
 
 
-def plan(engine: Mnemo, now: float | None = None) -> tuple[GcPlan, dict[str, Memory]]:
-    now = engine.now() if now is None else now
-    s = engine.settings.scoring
+def plan(core: Core, now: float | None = None) -> tuple[GcPlan, dict[str, Memory]]:
+    now = core.now() if now is None else now
+    s = core.settings.scoring
     p = GcPlan(now=now)
-    calendar = ActivityCalendar.of(engine.store)
-    entities = entity_counts(engine)
+    calendar = ActivityCalendar.of(core.store)
+    entities = entity_counts(core)
     seen: dict[str, Memory] = {}
-    for batch in engine.store.iter_memories(batch=1000, status=("active", "archived")):
-        scored = assess(engine, batch, now, calendar=calendar, entities=entities)
+    for batch in core.store.iter_memories(batch=1000, status=("active", "archived")):
+        scored = assess(core, batch, now, calendar=calendar, entities=entities)
         for m in batch:
             a = scored[m.id]
             p.checked += 1
@@ -109,8 +109,8 @@ def plan(engine: Mnemo, now: float | None = None) -> tuple[GcPlan, dict[str, Mem
     return p, seen
 
 
-def apply(engine: Mnemo, p: GcPlan, memories: dict[str, Memory]) -> None:
-    from ..engine import vector_meta
+def apply(core: Core, p: GcPlan, memories: dict[str, Memory]) -> None:
+    from ..core import vector_meta
     from .cold import freeze
 
     now = p.now
@@ -126,34 +126,34 @@ def apply(engine: Mnemo, p: GcPlan, memories: dict[str, Memory]) -> None:
         if mid not in archived_ids and mid not in cold_ids:
             updated.append(replace(memories[mid], layer=Layer(to), updated_at=now))
     if updated:
-        with engine.write_lock, engine.index_write():
-            with engine.store.tx():
+        with core.write_lock, core.index_write():
+            with core.store.tx():
                 for m in updated:
-                    engine.store.update_memory(m)
-            engine.index.update_metadata("memories", [m.id for m in updated], [vector_meta(m) for m in updated])
+                    core.store.update_memory(m)
+            core.index.update_metadata("memories", [m.id for m in updated], [vector_meta(m) for m in updated])
     if cold_ids:
         frozen = []
         for d in p.cold:
             m = memories[d["id"]]
             frozen.append(replace(m, layer=Layer(moved.get(m.id, m.layer.value)),
                                   archived_at=m.archived_at or now))
-        freeze(engine, frozen)
+        freeze(core, frozen)
 
 
-def gc(engine: Mnemo, dry_run: bool = False, now: float | None = None) -> dict[str, Any]:
+def gc(core: Core, dry_run: bool = False, now: float | None = None) -> dict[str, Any]:
     """Plan the forgetting pass and, unless ``dry_run``, apply it. Recorded in the jobs journal."""
-    now = engine.now() if now is None else now
-    job = None if dry_run else engine.store.job_start("gc", now)
+    now = core.now() if now is None else now
+    job = None if dry_run else core.store.job_start("gc", now)
     try:
-        p, memories = plan(engine, now)
+        p, memories = plan(core, now)
         if not dry_run:
-            apply(engine, p, memories)
+            apply(core, p, memories)
     except BaseException as exc:
         if job is not None:
-            engine.store.job_finish(job, engine.now(), "failed", {"error": str(exc)})
+            core.store.job_finish(job, core.now(), "failed", {"error": str(exc)})
         raise
     out = p.to_dict(dry_run)
     if job is not None:
-        engine.store.job_finish(job, engine.now(), "done", {
+        core.store.job_finish(job, core.now(), "done", {
             "checked": p.checked, "archived": len(p.archive), "cold": len(p.cold), "layers": len(p.layers)})
     return out

@@ -8,18 +8,18 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
     from ..models import Memory
 
 
-def set_pinned(engine: Mnemo, memory_id: str, pinned: bool) -> Memory:
-    m = engine.get(memory_id)
+def set_pinned(core: Core, memory_id: str, pinned: bool) -> Memory:
+    m = core.get(memory_id)
     if m.pinned == pinned:
         return m
     if m.status.value == "cold":
         # A cold memory has no vector in the index to carry the flag: the store is enough.
-        new = replace(m, pinned=pinned, updated_at=engine.now())
-        with engine.write_lock:
-            engine.store.update_memory(new)
+        new = replace(m, pinned=pinned, updated_at=core.now())
+        with core.write_lock:
+            core.store.update_memory(new)
         return new
-    return engine.update(replace(m, pinned=pinned))
+    return core.update(replace(m, pinned=pinned))

@@ -39,27 +39,27 @@ from . import demotion
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..engine import Mnemo
+    from ..core import Core
 
 log = logging.getLogger(__name__)
 MAX_RELATED = 8
 
 
-def promote(engine: Mnemo, memory_id: str | None = None, auto: bool = False, dry_run: bool = False) -> list[PromotionResult]:
+def promote(core: Core, memory_id: str | None = None, auto: bool = False, dry_run: bool = False) -> list[PromotionResult]:
     """Promote one memory (by id) or, with ``auto``, every eligible one
     (``lifecycle.eligibility.promotion_candidates``). With ``dry_run`` nothing is written: the
     results say which notes would be created or updated."""
-    indexer.require_vault(engine)
+    indexer.require_vault(core)
     if memory_id is None and not auto:
         raise InvalidInput("say which memory to promote", hint="give a memory id, or --auto for every eligible one")
     if memory_id is not None:
-        return [promote_one(engine, engine.get(memory_id), dry_run)]
+        return [promote_one(core, core.get(memory_id), dry_run)]
     from .eligibility import promotion_candidates
 
     out: list[PromotionResult] = []
-    for m in promotion_candidates(engine):
+    for m in promotion_candidates(core):
         try:
-            out.append(promote_one(engine, m, dry_run))
+            out.append(promote_one(core, m, dry_run))
         except MnemoError as exc:  # one bad note must not stop the batch: skip and report
             log.warning("promotion of %s skipped: %s", m.id, exc.message)
             out.append(PromotionResult(memory_id=m.id, path="", created=False, dry_run=dry_run,
@@ -77,12 +77,12 @@ def _owned_by(vault: Path, rel: str, mid: str) -> bool | None:
     return parse_note(rel, text).mnemo_id == mid
 
 
-def find_note(engine: Mnemo, m: Memory) -> str | None:
+def find_note(core: Core, m: Memory) -> str | None:
     """The vault-relative path of the memory's existing note, if it has one."""
-    vault = indexer.require_vault(engine)
+    vault = indexer.require_vault(core)
     candidates = [m.note_path] if m.note_path else []
-    rows = indexer.rows_by_mnemo_id(engine, m.id)
-    archive = engine.settings.vault_cfg.archive_folder.strip("/") + "/"
+    rows = indexer.rows_by_mnemo_id(core, m.id)
+    archive = core.settings.vault_cfg.archive_folder.strip("/") + "/"
     rows.sort(key=lambda r: (r.path.startswith(archive), r.path))  # prefer a live note to an archived one
     candidates += [r.path for r in rows]
     for rel in dict.fromkeys(candidates):
@@ -98,9 +98,9 @@ def find_note(engine: Mnemo, m: Memory) -> str | None:
     return None
 
 
-def _new_path(engine: Mnemo, m: Memory, title: str) -> str:
-    vault = indexer.require_vault(engine)
-    folder = engine.settings.vault_cfg.memories_folder
+def _new_path(core: Core, m: Memory, title: str) -> str:
+    vault = indexer.require_vault(core)
+    folder = core.settings.vault_cfg.memories_folder
     rel = join_rel(folder, note_filename(title))
     owner = _owned_by(vault, rel, m.id)
     if owner is None or owner:
@@ -113,46 +113,46 @@ def _new_path(engine: Mnemo, m: Memory, title: str) -> str:
     return rel
 
 
-def _related(engine: Mnemo, m: Memory, entity_names: list[str]) -> list[str]:
+def _related(core: Core, m: Memory, entity_names: list[str]) -> list[str]:
     """Links to the notes of promoted memories this one is linked to or shares an entity with."""
-    ids: list[str] = [ln.dst if ln.src == m.id else ln.src for ln in engine.store.links_of(m.id)]
+    ids: list[str] = [ln.dst if ln.src == m.id else ln.src for ln in core.store.links_of(m.id)]
     for name in entity_names:
-        ids += [i for i, _ in engine.store.fts_search(name, limit=MAX_RELATED, mode="phrase", filters={"status": ("promoted",)})]
-    found = engine.store.get_memories([i for i in dict.fromkeys(ids) if i != m.id])
+        ids += [i for i, _ in core.store.fts_search(name, limit=MAX_RELATED, mode="phrase", filters={"status": ("promoted",)})]
+    found = core.store.get_memories([i for i in dict.fromkeys(ids) if i != m.id])
     out: list[str] = []
     for mid in dict.fromkeys(ids):
         other = found.get(mid)
         if other is None or other.status != Status.PROMOTED or not other.note_path:
             continue
-        out.append(link_for(engine, other.note_path, title_of(other.note_path)))
+        out.append(link_for(core, other.note_path, title_of(other.note_path)))
         if len(out) >= MAX_RELATED:
             break
     return out
 
 
-def promote_one(engine: Mnemo, m: Memory, dry_run: bool = False) -> PromotionResult:
-    vault = indexer.require_vault(engine)
+def promote_one(core: Core, m: Memory, dry_run: bool = False) -> PromotionResult:
+    vault = indexer.require_vault(core)
     if m.status in (Status.ARCHIVED, Status.COLD):
         raise InvalidInput(f"memory {m.id} is {m.status.value}", hint=f"`mnemo restore {m.id[:8]}` first")
-    existing = find_note(engine, m)
+    existing = find_note(core, m)
     if existing and not dry_run:
-        indexer.index_note(engine, existing)  # pull in the person's edits before rewriting
-        m = engine.get(m.id)
-    archive = engine.settings.vault_cfg.archive_folder.strip("/") + "/"
+        indexer.index_note(core, existing)  # pull in the person's edits before rewriting
+        m = core.get(m.id)
+    archive = core.settings.vault_cfg.archive_folder.strip("/") + "/"
     title = title_of(existing) if existing else title_for(m)
     target = existing
     if existing is None or existing.startswith(archive):
-        target = _new_path(engine, m, title)
+        target = _new_path(core, m, title)
     created = existing is None
     names = memory_entities(m)
     if dry_run:
         return PromotionResult(memory_id=m.id, path=target, created=created, dry_run=True, title=title,
                                status="planned", entities=tuple(names))
-    entities = link_entities(engine, names)
-    related = [e.link for e in entities if e.link] + _related(engine, m, names)
-    related += woven_links(engine, m, exclude={p for p in (existing, target) if p})
+    entities = link_entities(core, names)
+    related = [e.link for e in entities if e.link] + _related(core, m, names)
+    related += woven_links(core, m, exclude={p for p in (existing, target) if p})
     related = list(dict.fromkeys(related))
-    now = engine.now()
+    now = core.now()
     if existing is None:
         result = write_note(vault, target, render_new(m, title, names, related, now), expected_hash=None)
         status = "created"
@@ -164,36 +164,36 @@ def promote_one(engine: Mnemo, m: Memory, dry_run: bool = False) -> PromotionRes
         def transform(text: str) -> str:
             # Bytes other than those mnemo last indexed mean the person edited the note after
             # mnemo read it (a race, or an edit the index has not seen): their content wins.
-            row = indexer.get_row(engine, target)
+            row = indexer.get_row(core, target)
             edited = row is not None and row.content_hash != text_hash(text)
             return render_update(text, m, title, names, related, now, keep_content=edited)
 
         result = update_note(vault, target, transform)
         status = "updated" if (result and result.written) or existing != target else "unchanged"
     if m.status != Status.PROMOTED or m.note_path != target:
-        engine.set_status(replace(m, note_path=target), Status.PROMOTED)
-    demotion.clear(engine.store, m.id)  # promoted again (by a person, or on new uses): the demotion is over
+        core.set_status(replace(m, note_path=target), Status.PROMOTED)
+    demotion.clear(core.store, m.id)  # promoted again (by a person, or on new uses): the demotion is over
     if existing and existing != target:
-        indexer.move_note(engine, existing, target)
+        indexer.move_note(core, existing, target)
     else:
-        indexer.index_note(engine, target)
+        indexer.index_note(core, target)
     if status != "unchanged":
-        log_event(engine, "promote" if created or existing != target else "update", m.id, target)
+        log_event(core, "promote" if created or existing != target else "update", m.id, target)
     return PromotionResult(memory_id=m.id, path=target, created=created, dry_run=False, title=title, status=status,
                            entities=tuple(names), entity_notes=tuple(e.created for e in entities if e.created))
 
 
-def demote(engine: Mnemo, memory_id: str) -> Memory:
+def demote(core: Core, memory_id: str) -> Memory:
     """Move a promoted memory's note to the archive (marked, never deleted) and make the memory
     active again."""
-    vault = indexer.require_vault(engine)
-    m = engine.get(memory_id)
+    vault = indexer.require_vault(core)
+    m = core.get(memory_id)
     if m.status != Status.PROMOTED:
         raise InvalidInput(f"memory {m.id} is not promoted (it is {m.status.value})")
-    rel = find_note(engine, m)
+    rel = find_note(core, m)
     target: str | None = None
     if rel is not None:
-        folder = engine.settings.vault_cfg.archive_folder
+        folder = core.settings.vault_cfg.archive_folder
         name = rel.rsplit("/", 1)[-1]
         target = join_rel(folder, name)
         if (vault / target).exists():
@@ -201,7 +201,7 @@ def demote(engine: Mnemo, memory_id: str) -> Memory:
         for attempt in range(3):
             text, digest = read_note_file(vault, rel)
             try:
-                move_note_file(vault, rel, target, mark_demoted(text, engine.now()), digest)
+                move_note_file(vault, rel, target, mark_demoted(text, core.now()), digest)
                 break
             except ConflictError:
                 if attempt == 2:
@@ -210,9 +210,9 @@ def demote(engine: Mnemo, memory_id: str) -> Memory:
                 raise VaultError(f"cannot mark {rel} as demoted: {exc.message}", hint=exc.hint) from exc
     # Recorded first: a demotion cut short must not leave an active memory the next automatic
     # promotion would take straight back (a record on a still-promoted memory is harmless).
-    demotion.record(engine.store, m.id, engine.now())
-    new = engine.set_status(replace(m, note_path=None), Status.ACTIVE)
+    demotion.record(core.store, m.id, core.now())
+    new = core.set_status(replace(m, note_path=None), Status.ACTIVE)
     if rel is not None and target is not None:
-        indexer.move_note(engine, rel, target)
-    log_event(engine, "demote", m.id, target)
+        indexer.move_note(core, rel, target)
+    log_event(core, "demote", m.id, target)
     return new

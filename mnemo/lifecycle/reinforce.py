@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..models import Layer, Memory
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 STRENGTH_CAP = 2.0
 CROSS_DOMAIN_BOOST = 0.1
@@ -49,18 +49,18 @@ def reinforced(m: Memory, now: float, cross_domain: bool = False, review: bool =
 
 
 def reinforce(
-    engine: Mnemo, ids: Sequence[str], context_tags: Sequence[str] | None = None, kind: str = "touch",
+    core: Core, ids: Sequence[str], context_tags: Sequence[str] | None = None, kind: str = "touch",
     session_id: str | None = None,
 ) -> list[Memory]:
     """Reinforce ``ids`` now. Each use row's context records the context tags and the session
     the use happened in (the graph links what was recalled in a session to what is saved in it)."""
-    now = engine.now()
-    s = engine.settings.scoring
+    now = core.now()
+    s = core.settings.scoring
     out: list[Memory] = []
     moved: list[Memory] = []
-    with engine.write_lock, engine.store.tx():
+    with core.write_lock, core.store.tx():
         # Read under the lock: two requests reinforcing one memory at once must add two uses.
-        found = engine.store.get_memories(ids)
+        found = core.store.get_memories(ids)
         for mid in ids:
             m = found.get(mid)
             if m is None:
@@ -68,7 +68,7 @@ def reinforce(
             cross = is_cross_domain(m.tags, context_tags or ())
             new = reinforced(m, now, cross_domain=cross, review=kind == "observe", boost=s.cross_domain_boost,
                              cap=s.strength_cap, touch_boost=s.touch_strength_boost)
-            engine.store.update_memory(new)
+            core.store.update_memory(new)
             out.append(new)
             if new.layer != m.layer and new.status.value != "cold":
                 moved.append(new)
@@ -77,9 +77,9 @@ def reinforce(
             context["tags"] = list(context_tags)
         if session_id:
             context["session_id"] = session_id
-        engine.store.add_uses((m.id, now, kind, json.dumps(context) if context else None) for m in out)
-        engine.store.mark_activity(now)
+        core.store.add_uses((m.id, now, kind, json.dumps(context) if context else None) for m in out)
+        core.store.mark_activity(now)
         # The layer is an index filter: Chroma's copy follows in one deferred write
         # (index/deferred.py), the dirty mark committed with this transaction.
-        engine.deferred_meta.add(engine, (m.id for m in moved))
+        core.deferred_meta.add(core, (m.id for m in moved))
     return out

@@ -1,4 +1,4 @@
-"""The review queue as the engine serves it: memories in the danger zone with their priority
+"""The review queue as the core serves it: memories in the danger zone with their priority
 (pure priority and queue in ``scoring.review``)."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from ..scoring.retention import retentions
 from ..scoring.review import review_queue
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 
-def review(engine: Mnemo, limit: int = 20) -> list[dict[str, Any]]:
+def review(core: Core, limit: int = 20) -> list[dict[str, Any]]:
     if not isinstance(limit, int) or limit < 1:
         raise InvalidInput("limit must be a positive whole number")
-    now = engine.now()
-    queue = review_queue(engine, limit=limit, now=now)
-    r = retentions(engine, [m for m, _ in queue], now)
+    now = core.now()
+    queue = review_queue(core, limit=limit, now=now)
+    r = retentions(core, [m for m, _ in queue], now)
     return [
         {"memory": m.to_dict(), "priority": round(p, 6), "retention": round(r[m.id], 6)}
         for m, p in queue

@@ -28,7 +28,7 @@ from .keywords import memory_bm25
 from .query import Query
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class Pool:
         return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
 
 
-def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int,
+def memory_vectors(core: Core, qvec: Any, filters: Filters, n: int,
                    rows_cache: dict[str, Any] | None = None) -> Ranking:
     """(memory id, cosine) best first. A metadata filter makes Chroma test every vector (about
     a second on 100k), so the default filter (live statuses; archived memories are few) is
@@ -95,36 +95,36 @@ def memory_vectors(engine: Mnemo, qvec: Any, filters: Filters, n: int,
     floats); the head's are read after re-ranking (``rerank.vectors_of``)."""
     fetch = n * 4 if filters.tags else n
     if filters.is_default:
-        found = engine.index.query("memories", qvec, fetch + max(10, fetch // 5))
-        rows = light_rows(engine, [i for i, _ in found], rows_cache)
+        found = core.index.query("memories", qvec, fetch + max(10, fetch // 5))
+        rows = light_rows(core, [i for i, _ in found], rows_cache)
         kept = [(i, s) for i, s in found if i in rows and filters.matches_row(rows[i])]
         if len(kept) >= fetch or len(found) < fetch:
             return kept[:fetch]
-    engine.deferred_meta.flush(engine)  # the filter must see the current layers
-    return engine.index.query("memories", qvec, fetch, where=filters.where())
+    core.deferred_meta.flush(core)  # the filter must see the current layers
+    return core.index.query("memories", qvec, fetch, where=filters.where())
 
 
-def _chunk_keywords(engine: Mnemo, q: Query, n: int) -> Ranking | None:
+def _chunk_keywords(core: Core, q: Query, n: int) -> Ranking | None:
     """BM25 over note chunks; None when there are no chunks (then no vector query either)."""
     try:
         from ..vault import search
     except ImportError:  # a build without the vault tier
         return None
-    if not search.has_chunks(engine):
+    if not search.has_chunks(core):
         return None
-    return search.keyword_chunks(engine, q.keywords, n, mode="phrase" if q.phrase else "or")
+    return search.keyword_chunks(core, q.keywords, n, mode="phrase" if q.phrase else "or")
 
 
-def _chunk_hits(engine: Mnemo, ids: list[str]) -> dict[str, Hit]:
+def _chunk_hits(core: Core, ids: list[str]) -> dict[str, Hit]:
     from ..vault.search import chunk_hits
 
-    return chunk_hits(engine, ids)
+    return chunk_hits(core, ids)
 
 
-def _first_chunks(engine: Mnemo, memory_ids: list[str]) -> dict[str, str]:
+def _first_chunks(core: Core, memory_ids: list[str]) -> dict[str, str]:
     """The first chunk of the note each memory owns (memory id → chunk id)."""
     out: dict[str, str] = {}
-    for r in engine.store.query_in("SELECT n.mnemo_id, c.id FROM notes n JOIN chunks c ON c.note_uid = n.uid "
+    for r in core.store.query_in("SELECT n.mnemo_id, c.id FROM notes n JOIN chunks c ON c.note_uid = n.uid "
                                    "WHERE n.mnemo_id IN ({marks}) ORDER BY n.mnemo_id, c.ord", memory_ids):
         out.setdefault(r[0], r[1])
     return out
@@ -133,7 +133,7 @@ def _first_chunks(engine: Mnemo, memory_ids: list[str]) -> dict[str, str]:
 LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path"
 
 
-def light_rows(engine: Mnemo, ids: list[str], cache: dict[str, dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
+def light_rows(core: Core, ids: list[str], cache: dict[str, dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
     """The columns filters and folding need, without decoding whole memories (recall looks at
     about a hundred candidates and keeps ten). ``cache`` holds the rows (None: no such memory)
     read earlier in the same recall: the BM25 and vector candidates overlap."""
@@ -143,7 +143,7 @@ def light_rows(engine: Mnemo, ids: list[str], cache: dict[str, dict[str, Any] | 
         known = [i for i in ids if i in cache]
         out.update((i, r) for i in known if (r := cache[i]) is not None)
         ids = [i for i in ids if i not in cache]
-    for r in engine.store.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids):
+    for r in core.store.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids):
         row = dict(r)
         row["tags"] = tuple(json.loads(row["tags"] or "[]"))
         out[row["id"]] = row
@@ -152,7 +152,7 @@ def light_rows(engine: Mnemo, ids: list[str], cache: dict[str, dict[str, Any] | 
     return out
 
 
-def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Callable[[], Any], n: int) -> Pool:
+def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: int) -> Pool:
     """``qvec`` gives the query's vector: it is asked for only after the keyword searches, so
     the caller can embed the query while FTS5 works."""
     pool = Pool()
@@ -162,24 +162,24 @@ def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Callable[[], Any], n
     chunk_bm: Ranking = []
     chunk_vec: Ranking = []
     if filters.wants_stm:
-        mem_bm = memory_bm25(engine, q, filters, n, seen_rows)
-    chunk_kw = _chunk_keywords(engine, q, n) if filters.wants_ltm else None
+        mem_bm = memory_bm25(core, q, filters, n, seen_rows)
+    chunk_kw = _chunk_keywords(core, q, n) if filters.wants_ltm else None
     vec = qvec()
     if filters.wants_stm:
-        mem_vec = memory_vectors(engine, vec, filters, n, rows_cache=seen_rows)
+        mem_vec = memory_vectors(core, vec, filters, n, rows_cache=seen_rows)
     if chunk_kw is not None:
         from ..vault.search import vector_chunks
 
         chunk_bm = chunk_kw
-        chunk_vec = vector_chunks(engine, vec, n)
+        chunk_vec = vector_chunks(core, vec, n)
 
     # Check what Chroma could not (tags, stale metadata, vectors of deleted memories).
-    rows = light_rows(engine, [i for i, _ in mem_bm] + [i for i, _ in mem_vec], seen_rows)
+    rows = light_rows(core, [i for i, _ in mem_bm] + [i for i, _ in mem_vec], seen_rows)
     mem_bm = [(i, s) for i, s in mem_bm if i in rows and filters.matches_row(rows[i])][:n]
     mem_vec = [(i, s) for i, s in mem_vec if i in rows and filters.matches_row(rows[i])][:n]
-    hits = _chunk_hits(engine, [i for i, _ in chunk_bm] + [i for i, _ in chunk_vec]) if (chunk_bm or chunk_vec) else {}
+    hits = _chunk_hits(core, [i for i, _ in chunk_bm] + [i for i, _ in chunk_vec]) if (chunk_bm or chunk_vec) else {}
     owner_ids = {h.meta["mnemo_id"] for h in hits.values() if h.meta.get("mnemo_id")}
-    owners = engine.store.get_memories(sorted(owner_ids)) if owner_ids else {}
+    owners = core.store.get_memories(sorted(owner_ids)) if owner_ids else {}
 
     def chunk_ok(cid: str) -> bool:
         h = hits.get(cid)
@@ -202,15 +202,15 @@ def gather(engine: Mnemo, q: Query, filters: Filters, qvec: Callable[[], Any], n
         promoted = [i for i, r in rows.items() if is_folded(r)]
         missing = [mid for mid in promoted if mid not in best_chunk]
         if missing and search_available():
-            firsts = _first_chunks(engine, missing)
-            extra = _chunk_hits(engine, list(firsts.values())) if firsts else {}
+            firsts = _first_chunks(core, missing)
+            extra = _chunk_hits(core, list(firsts.values())) if firsts else {}
             hits.update(extra)
             for mid, cid in firsts.items():
                 if cid in extra:
                     best_chunk[mid] = cid
         folded = [mid for mid in promoted if mid in best_chunk]
         if folded:
-            owners.update(engine.store.get_memories([m for m in folded if m not in owners]))
+            owners.update(core.store.get_memories([m for m in folded if m not in owners]))
         for mid in folded:
             if mid in owners:
                 alias[mid] = best_chunk[mid]
@@ -251,11 +251,11 @@ def search_available() -> bool:
     return True
 
 
-def load_memories(engine: Mnemo, cands: list[Candidate], filters: Filters) -> list[Candidate]:
+def load_memories(core: Core, cands: list[Candidate], filters: Filters) -> list[Candidate]:
     """Load the whole memory of each memory candidate that lacks it; drop the ones that are
     gone or fail the filters after all (a stale vector)."""
     want = [c.id for c in cands if c.tier == "stm" and c.memory is None]
-    found = engine.store.get_memories(want) if want else {}
+    found = core.store.get_memories(want) if want else {}
     out: list[Candidate] = []
     for c in cands:
         if c.tier == "stm" and c.memory is None:

@@ -35,7 +35,7 @@ from .pipeline import search
 from .render import items_for, memory_item
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 TITLES = {
     "pinned": "## Pinned memories",
@@ -77,22 +77,22 @@ class Section:
         return [TITLES[self.name], *(c.text for c in self.alloc.chosen)] if self.alloc.chosen else []
 
 
-def _pinned(engine: Mnemo) -> list[Memory]:
-    rows = engine.store.query(
+def _pinned(core: Core) -> list[Memory]:
+    rows = core.store.query(
         "SELECT * FROM memories WHERE pinned = 1 AND status IN ('active', 'promoted') "
         "ORDER BY importance DESC, created_at DESC LIMIT ?",
         (MAX_PINNED,),
     )
-    return [engine.store._row_to_memory(r) for r in rows]
+    return [core.store._row_to_memory(r) for r in rows]
 
 
-def _session_notes(engine: Mnemo, now: float, days: float, session_id: str | None) -> list[Memory]:
-    rows = engine.store.query(
+def _session_notes(core: Core, now: float, days: float, session_id: str | None) -> list[Memory]:
+    rows = core.store.query(
         "SELECT * FROM memories WHERE type = 'session_note' AND status IN ('active', 'promoted') "
         "AND created_at >= ? AND created_at <= ? ORDER BY created_at DESC, rowid DESC LIMIT 200",
         (now - days * DAY, now),
     )
-    notes = [engine.store._row_to_memory(r) for r in rows]
+    notes = [core.store._row_to_memory(r) for r in rows]
     if session_id:
         notes.sort(key=lambda m: m.session_id != session_id)  # stable: newest first within each
     return notes
@@ -109,7 +109,7 @@ def _pack(items: list[Any], budget: int, params: CBAParams, name: str, headroom:
 
 
 def compose(
-    engine: Mnemo,
+    core: Core,
     query: str,
     budget: int,
     k: int | None = None,
@@ -123,23 +123,23 @@ def compose(
         raise InvalidInput("budget must be a whole number of tokens, at least 1")
     if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
         raise InvalidInput("session_id must be a non-empty string")
-    s = engine.settings.recall
+    s = core.settings.recall
     # More results than a plain recall: the budget, not k, decides how many fit.
-    found = search(engine, query, k=k or max(s.k, 20), intent=intent, tier=tier, heal=touch, **filters)
+    found = search(core, query, k=k or max(s.k, 20), intent=intent, tier=tier, heal=touch, **filters)
     params = CBAParams(causal_alpha=s.causal_alpha, session_window=s.session_window, session_boost=s.session_boost)
-    qvec = np.asarray(engine.embedder.embed_query(found.query.semantic), dtype=np.float32)
-    now = engine.now()
+    qvec = np.asarray(core.embedder.embed_query(found.query.semantic), dtype=np.float32)
+    now = core.now()
     remaining = budget
     shown: set[str] = set()
     sections: list[Section] = []
 
     def memory_items(mems: list[Memory], scores: list[float]) -> list[Any]:
-        vecs = engine.index.get_vectors("memories", [m.id for m in mems]) if mems else {}
+        vecs = core.index.get_vectors("memories", [m.id for m in mems]) if mems else {}
         return [memory_item(m, sc, vecs.get(m.id)) for m, sc in zip(mems, scores, strict=True)]
 
-    pinned = _pinned(engine)
+    pinned = _pinned(core)
     if pinned:
-        vecs = engine.index.get_vectors("memories", [m.id for m in pinned])
+        vecs = core.index.get_vectors("memories", [m.id for m in pinned])
         rel = [0.5 + 0.5 * max(0.0, float(np.dot(vecs[m.id], qvec))) if m.id in vecs else 0.5 for m in pinned]
         cap = min(remaining, int(budget * s.pinned_share))
         sec = _pack(memory_items(pinned, rel), cap, params, "pinned", headroom=remaining - cap)
@@ -147,7 +147,7 @@ def compose(
         remaining -= sec.alloc.used
         shown |= {c.item.key for c in sec.alloc.chosen}
 
-    notes = [m for m in _session_notes(engine, now, s.recent_days, session_id) if m.id not in shown]
+    notes = [m for m in _session_notes(core, now, s.recent_days, session_id) if m.id not in shown]
     notes = pick_session_notes(notes, s.session_complexity)
     if notes:
         scores = [1.0 / (1 + i) for i in range(len(notes))]  # newest first
@@ -159,7 +159,7 @@ def compose(
 
     results = [c for c in found.hits if (c.memory.id if c.memory is not None else c.id) not in shown]
     review_header = count_tokens(TITLES["review"]) + 1 if any(c.reason == "review" for c in results) else 0
-    both = _pack(items_for(engine, results, found.vectors), remaining - review_header, params, "relevant")
+    both = _pack(items_for(core, results, found.vectors), remaining - review_header, params, "relevant")
     relevant = [ch for ch in both.alloc.chosen if ch.item.payload.reason != "review"]
     review = [ch for ch in both.alloc.chosen if ch.item.payload.reason == "review"]
     for name, chosen in (("relevant", relevant), ("review", review)):
@@ -169,7 +169,7 @@ def compose(
 
     text = _assemble(sections, budget)
     if touch:
-        _touch(engine, _shown_ids(sections), session_id)
+        _touch(core, _shown_ids(sections), session_id)
     return {
         "query": query,
         "budget": budget,
@@ -197,11 +197,11 @@ def _memory_id(c: Chosen) -> str | None:
     return None
 
 
-def _touch(engine: Mnemo, ids: list[str], session_id: str | None) -> None:
+def _touch(core: Core, ids: list[str], session_id: str | None) -> None:
     from ..lifecycle.reinforce import reinforce
 
     if ids:
-        reinforce(engine, ids, kind="recall", session_id=session_id)
+        reinforce(core, ids, kind="recall", session_id=session_id)
 
 
 def _assemble(sections: list[Section], budget: int) -> str:

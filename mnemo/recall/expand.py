@@ -25,7 +25,7 @@ from .candidates import Candidate
 from .filters import Filters
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 REL_WEIGHTS: dict[str, float] = {
     "supersedes": 1.0,
@@ -56,7 +56,7 @@ def rel_weight(rel: str) -> float:
 
 
 def expand(
-    engine: Mnemo,
+    core: Core,
     seeds: Sequence[Candidate],
     filters: Filters,
     depth: int,
@@ -68,7 +68,7 @@ def expand(
     as candidates with ``reason="link"``; ``exclude`` holds ids already in the results."""
     if depth <= 0 or damping <= 0 or not seeds:
         return []
-    store = engine.store
+    store = core.store
     best: dict[str, tuple[float, str, Memory]] = {}
     seen_memory: dict[str, Memory] = {}
     dead: list[Link] = []
@@ -103,7 +103,7 @@ def expand(
             if not frontier or len(best) >= MAX_EXPANDED:
                 break
     if heal and dead:
-        with engine.write_lock, store.tx():
+        with core.write_lock, store.tx():
             for ln in dead:
                 store.remove_links(ln.src, ln.dst, ln.rel)
     out = []

@@ -34,7 +34,7 @@ from .keywords import TABLES, document_frequencies, memory_bm25
 from .query import STOPWORDS, Query
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 DOCS = 3  # memories read for feedback
 TERMS = 5  # words added to the query
@@ -59,7 +59,7 @@ def expansion_terms(texts: list[str], query_words: set[str], df: dict[str, int],
     return [w for w, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))[:terms]]
 
 
-def feed_back(engine: Mnemo, pool: Pool, q: Query, filters: Filters, n: int, weight: float) -> list[str]:
+def feed_back(core: Core, pool: Pool, q: Query, filters: Filters, n: int, weight: float) -> list[str]:
     """Apply the module docstring's formula to the pool (in place); returns the words added.
     Only when the keywords matched some memory: feedback refines a keyword search, and words
     taken from what the vector side alone found would pull in memories about anything."""
@@ -68,20 +68,20 @@ def feed_back(engine: Mnemo, pool: Pool, q: Query, filters: Filters, n: int, wei
     top = sorted((c for c in pool.candidates.values() if c.tier == "stm"), key=lambda c: (-c.fused, c.id))[:DOCS]
     if not top:
         return []
-    texts = [r[0] for r in engine.store.query_in("SELECT content FROM memories WHERE id IN ({marks})", [c.id for c in top])]
+    texts = [r[0] for r in core.store.query_in("SELECT content FROM memories WHERE id IN ({marks})", [c.id for c in top])]
     query_words = {w.lower() for w in re.findall(r"\w+", q.text)}
     candidates = sorted({w.lower() for t in texts for w in _WORD.findall(t)} - query_words - STOPWORDS)
     if not candidates:
         return []
-    size = int(engine.store.query(TABLES["memories"][2])[0][0] or 0)
+    size = int(core.store.query(TABLES["memories"][2])[0][0] or 0)
     if size <= 0:
         return []
-    added = expansion_terms(texts, query_words, document_frequencies(engine, candidates, size), size)
+    added = expansion_terms(texts, query_words, document_frequencies(core, candidates, size), size)
     if not added:
         return []
     rows: dict[str, object] = {}
     total = 1.0 + weight * q.w_bm25
-    ranking = memory_bm25(engine, replace(q, keywords=" ".join([*q.keywords.split(), *added])), filters, n, rows)
+    ranking = memory_bm25(core, replace(q, keywords=" ".join([*q.keywords.split(), *added])), filters, n, rows)
     for (cid, raw), s in zip(ranking, minmax([s for _, s in ranking]), strict=True):
         c = pool.candidates.get(cid)
         if c is None:

@@ -28,7 +28,7 @@ from .filters import Filters
 from .query import Query
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 Ranking = list[tuple[str, float]]
 COMMON_SHARE = 0.05
@@ -77,11 +77,11 @@ def _stems(conn: Any, words: list[str]) -> dict[str, str | None]:
     return {w: _STEMS.get(w) for w in words}
 
 
-def document_frequencies(engine: Mnemo, words: list[str], size: int | None = None,
+def document_frequencies(core: Core, words: list[str], size: int | None = None,
                          table: str = "memories") -> dict[str, int]:
     """How many memories (or note chunks) hold each word (as FTS5 stems it). Temporary tables
     belong to this connection and live outside the store file: the store itself is not written."""
-    store = engine.store
+    store = core.store
     vocab = TABLES[table][1]
     cache = _DF_CACHE.setdefault(store, {}).setdefault(table, {})
     with store.lock:
@@ -105,20 +105,20 @@ def document_frequencies(engine: Mnemo, words: list[str], size: int | None = Non
     return out
 
 
-def prune_common(engine: Mnemo, words: list[str], table: str = "memories") -> list[str]:
+def prune_common(core: Core, words: list[str], table: str = "memories") -> list[str]:
     """The query words worth an FTS5 lookup (rule 2 of the module docstring)."""
     if len(words) <= 1:
         return words
-    size = engine.store.query(TABLES[table][2])[0][0] or 0  # O(log n); an upper bound
+    size = core.store.query(TABLES[table][2])[0][0] or 0  # O(log n); an upper bound
     limit = max(COMMON_MIN_DF, COMMON_SHARE * size)
     if size <= limit:
         return words
-    df = document_frequencies(engine, words, size, table)
+    df = document_frequencies(core, words, size, table)
     keep = [w for w in words if df[w] <= limit]
     return keep or [min(words, key=lambda w: df[w])]
 
 
-def memory_bm25(engine: Mnemo, q: Query, filters: Filters, n: int, rows_cache: dict[str, Any] | None = None) -> Ranking:
+def memory_bm25(core: Core, q: Query, filters: Filters, n: int, rows_cache: dict[str, Any] | None = None) -> Ranking:
     """(memory id, BM25) best first, filtered; FTS5's bm25() is smaller-is-better, so it is
     negated. Columns: content weighs 1.0, tags 0.5."""
     if n <= 0:
@@ -126,24 +126,24 @@ def memory_bm25(engine: Mnemo, q: Query, filters: Filters, n: int, rows_cache: d
     if q.phrase:
         match = fts_query(q.keywords, "phrase")
     else:
-        match = fts_query(" ".join(prune_common(engine, q.keywords.split())), "or")
+        match = fts_query(" ".join(prune_common(core, q.keywords.split())), "or")
     if match is None:
         return []
     # Most memories pass the default filter (archived ones are few): a little over n will do.
     fetch = n + max(10, n // 5) if filters.is_default else 2 * n
-    rows = engine.store.query(
+    rows = core.store.query(
         "SELECT id, bm25(memories_fts, 0.0, 1.0, 0.5) AS s FROM memories_fts WHERE memories_fts MATCH ? ORDER BY s LIMIT ?",
         [match, fetch],
     )
     found = [(r[0], -float(r[1])) for r in rows]
     from .candidates import light_rows
 
-    light = light_rows(engine, [i for i, _ in found], rows_cache)
+    light = light_rows(core, [i for i, _ in found], rows_cache)
     kept = [(i, s) for i, s in found if i in light and filters.matches_row(light[i])]
     if len(kept) >= n or len(found) < fetch:
         return kept[:n]
     extra, params = filters.sql("m")
-    rows = engine.store.query(
+    rows = core.store.query(
         "SELECT f.id, bm25(memories_fts, 0.0, 1.0, 0.5) AS s FROM memories_fts f JOIN memories m ON m.id = f.id "
         f"WHERE memories_fts MATCH ? {extra} ORDER BY s LIMIT ?",
         [match, *params, int(n)],

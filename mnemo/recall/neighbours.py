@@ -29,13 +29,13 @@ from .candidates import Pool, from_row, is_folded, light_rows
 from .filters import Filters
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 WINDOW = 16  # rows either side searched for the same session's previous and next turn
 NEAR = 3  # rows either side searched for a session-less memory's neighbours
 
 
-def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[str]]:
+def adjacent(core: Core, ids: list[str], gap: float = 0.0) -> dict[str, list[str]]:
     """Memory id → ids of the turns just before and after it: of the same session, or, for a
     memory without a session when ``gap`` > 0, the session-less memories saved just before and
     after it at most ``gap`` seconds apart."""
@@ -43,7 +43,7 @@ def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[
         return {}
     marks = ",".join("?" * len(ids))
     sessions_only = "" if gap > 0 else " AND session_id IS NOT NULL"
-    rows = engine.store.query(
+    rows = core.store.query(
         f"SELECT rowid, id, session_id, created_at FROM memories WHERE id IN ({marks}){sessions_only}", ids
     )
     if not rows:
@@ -60,7 +60,7 @@ def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[
             merged.append([lo, hi])
     by_session: dict[str, dict[str, tuple[float, int]]] = {}
     for lo, hi in merged:
-        for r in engine.store.query(
+        for r in core.store.query(
             f"SELECT rowid, id, session_id, created_at FROM memories WHERE rowid BETWEEN ? AND ?{sessions_only}",
             (lo, hi),
         ):
@@ -86,7 +86,7 @@ def adjacent(engine: Mnemo, ids: list[str], gap: float = 0.0) -> dict[str, list[
     return out
 
 
-def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float, sources: int | None = None,
+def spread(core: Core, pool: Pool, filters: Filters, weight: float, sources: int | None = None,
            gap: float = 0.0) -> None:
     """Apply the formula of the module docstring to the pool (in place), lending from the
     ``sources`` most relevant candidates (all if None). Neighbours that were not candidates
@@ -99,14 +99,14 @@ def spread(engine: Mnemo, pool: Pool, filters: Filters, weight: float, sources: 
         stm = sorted(stm, key=lambda c: -c.fused)[: max(0, sources)]
     if not stm:
         return
-    near = adjacent(engine, [c.id for c in stm], gap)
+    near = adjacent(core, [c.id for c in stm], gap)
     lent: dict[str, tuple[float, str]] = {}
     for c in stm:
         for other in near.get(c.id, ()):
             if other not in lent or lent[other][0] < c.fused:
                 lent[other] = (c.fused, c.id)
     new_ids = [i for i in lent if i not in pool.candidates]
-    rows = light_rows(engine, new_ids) if new_ids else {}
+    rows = light_rows(core, new_ids) if new_ids else {}
     for i in new_ids:
         r = rows.get(i)
         if r is not None and filters.matches_row(r) and not is_folded(r):

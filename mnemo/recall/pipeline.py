@@ -33,7 +33,7 @@ from .rerank import apply_floor, collapse, rerank, vectors_of
 from .when import boost_time
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 __all__ = ["Searched", "search", "recall", "to_hit"]
 
@@ -52,52 +52,52 @@ def _check_k(k: Any) -> int:
     return k
 
 
-def search(engine: Mnemo, query: str, k: int = 10, intent: str | None = None, tier: str = "all",
+def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier: str = "all",
            heal: bool = False, **filters: Any) -> Searched:
     """Steps 1–5: the ranked results, without reinforcing anything."""
-    s = engine.settings.recall
+    s = core.settings.recall
     k = _check_k(k)
-    now = engine.now()
+    now = core.now()
     q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 else None)
     f = make_filters(tier, **filters)
     n = max(s.candidates, k * 3)
     # The query is embedded on a worker thread while FTS5 runs here: both leave the GIL, so on
     # two cores the keyword searches cost no extra wall time.
-    pending = engine.background.submit(engine.embedder.embed_query, q.semantic)
-    pool = gather(engine, q, f, pending.result, n)
+    pending = core.background.submit(core.embedder.embed_query, q.semantic)
+    pool = gather(core, q, f, pending.result, n)
     for cid, value in fuse(pool.rankings(q.w_bm25, q.w_vector), k=s.rrf_k, rank_mix=s.rank_mix).items():
         c = pool.candidates.get(cid)
         if c is not None:
             c.fused = value
-    feed_back(engine, pool, q, f, n, s.feedback_weight)
+    feed_back(core, pool, q, f, n, s.feedback_weight)
     size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
-    spread(engine, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap)
+    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap)
     if q.span is not None:
         boost_time(pool.candidates.values(), q.span, s.time_boost)
     cands = apply_floor(pool.candidates, s.floor)
     # Re-ranking moves a score by at most the rerank weight, so only the head by relevance (with
     # room to spare) can reach the results: only its memories are loaded and scored.
     cands = sorted(cands, key=lambda c: (-c.fused, c.id))[: 2 * size]
-    cands = load_memories(engine, cands, f)
-    ret = rerank(engine, cands, s.rerank_weight, now)
+    cands = load_memories(core, cands, f)
+    ret = rerank(core, cands, s.rerank_weight, now)
     ordered = sorted(cands, key=lambda c: (-c.score, c.id))
     head = ordered[:size]
-    vectors = vectors_of(engine, head)
+    vectors = vectors_of(core, head)
     kept = collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note)
     primary = kept[:k]
 
     taken = {c.id for c in kept} | {c.memory.id for c in kept if c.memory is not None}
-    linked = expand(engine, primary[: max(0, s.expand_from)], f, s.expand_depth, s.expand_damping, taken, heal=heal)
+    linked = expand(core, primary[: max(0, s.expand_from)], f, s.expand_depth, s.expand_damping, taken, heal=heal)
     if linked:
-        vectors.update(vectors_of(engine, linked))
+        vectors.update(vectors_of(core, linked))
         merged = collapse(sorted(primary + linked, key=lambda c: (-c.score, c.reason != "match", c.id)), vectors,
                           s.duplicate_cosine, s.max_chunks_per_note)
         primary = merged[:k]
-    results = blend_reviews(engine, primary, kept[k:], k, ret, now)
+    results = blend_reviews(core, primary, kept[k:], k, ret, now)
     return Searched(q, f, results, vectors)
 
 
-def blend_reviews(engine: Mnemo, primary: list[Candidate], rest: list[Candidate], k: int,
+def blend_reviews(core: Core, primary: list[Candidate], rest: list[Candidate], k: int,
                   retention: dict[str, float], now: float) -> list[Candidate]:
     """Mnemex's natural spaced repetition: up to ``round(k · recall.review_ratio)`` of the k
     slots go to memories in the danger zone that are relevant to this query (they passed the
@@ -105,7 +105,7 @@ def blend_reviews(engine: Mnemo, primary: list[Candidate], rest: list[Candidate]
     ``[p0, p1, r0, p2, p3, r1, …]`` and marked ``reason="review"``."""
     from ..scoring.review import DANGER_MAX, DANGER_MIN, review_priority
 
-    s = engine.settings.recall
+    s = core.settings.recall
     slots = int(k * max(0.0, min(1.0, s.review_ratio)) + 0.5)
     if slots <= 0 or not primary:
         return primary
@@ -118,8 +118,8 @@ def blend_reviews(engine: Mnemo, primary: list[Candidate], rest: list[Candidate]
     if missing:
         from ..scoring.retention import retentions
 
-        retention = {**retention, **retentions(engine, missing, now)}
-    sc = engine.settings.scoring
+        retention = {**retention, **retentions(core, missing, now)}
+    sc = core.settings.scoring
     low, high = getattr(sc, "review_min", DANGER_MIN), getattr(sc, "review_max", DANGER_MAX)
     ranked = []
     for c in eligible:
@@ -169,16 +169,16 @@ def reinforce_ids(cands: list[Candidate]) -> list[str]:
     return list(dict.fromkeys(c.memory_id for c in cands if c.memory_id))
 
 
-def touch_results(engine: Mnemo, cands: list[Candidate], session_id: str | None) -> None:
+def touch_results(core: Core, cands: list[Candidate], session_id: str | None) -> None:
     from ..lifecycle.reinforce import reinforce
 
     ids = reinforce_ids(cands)
     if ids:
-        reinforce(engine, ids, kind="recall", session_id=session_id)
+        reinforce(core, ids, kind="recall", session_id=session_id)
 
 
 def recall(
-    engine: Mnemo,
+    core: Core,
     query: str,
     k: int = 10,
     touch: bool = True,
@@ -192,20 +192,20 @@ def recall(
         raise InvalidInput("session_id must be a non-empty string")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise InvalidInput("budget must be a whole number of tokens, at least 1")
-    found = search(engine, query, k=k, intent=intent, tier=tier, heal=touch, **filters)
+    found = search(core, query, k=k, intent=intent, tier=tier, heal=touch, **filters)
     results = found.hits
     hits: list[Hit]
     if budget is not None:
         from .budget import CBAParams, allocate
         from .render import items_for
 
-        s = engine.settings.recall
+        s = core.settings.recall
         params = CBAParams(causal_alpha=s.causal_alpha, session_window=s.session_window, session_boost=s.session_boost)
-        alloc = allocate(items_for(engine, results, found.vectors), budget, params)
+        alloc = allocate(items_for(core, results, found.vectors), budget, params)
         results = [ch.item.payload for ch in alloc.chosen]
         hits = [replace(to_hit(ch.item.payload), mode=ch.mode, tokens=ch.tokens, rendered=ch.text) for ch in alloc.chosen]
     else:
         hits = [to_hit(c) for c in results]
     if touch:
-        touch_results(engine, results, session_id)
+        touch_results(core, results, session_id)
     return hits

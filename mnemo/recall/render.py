@@ -12,7 +12,7 @@ from .budget import Item, renderings
 from .candidates import Candidate
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 # Link types that make a causal chain (the seed's χ penalty counts these).
 CAUSAL_RELS = frozenset({"because", "triggered", "contradicts", "updates", "resolves", "causes", "motivated_by", "invalidated_by"})
@@ -52,17 +52,17 @@ def candidate_item(c: Candidate, vector: Any = None, causal: frozenset[str] = fr
     return memory_item(c.memory, c.score, vector, causal, payload=c)
 
 
-def causal_neighbours(engine: Mnemo, ids: Sequence[str]) -> dict[str, frozenset[str]]:
+def causal_neighbours(core: Core, ids: Sequence[str]) -> dict[str, frozenset[str]]:
     """For each memory id, the ids it shares a causal link with (either direction)."""
     out: dict[str, frozenset[str]] = {}
     for mid in ids:
-        links = engine.store.links_of(mid)
+        links = core.store.links_of(mid)
         out[mid] = frozenset(ln.dst if ln.src == mid else ln.src for ln in links if ln.rel in CAUSAL_RELS)
     return out
 
 
-def items_for(engine: Mnemo, cands: Sequence[Candidate], vectors: dict[str, Any]) -> list[Item]:
-    causal = causal_neighbours(engine, [c.memory.id for c in cands if c.memory is not None])
+def items_for(core: Core, cands: Sequence[Candidate], vectors: dict[str, Any]) -> list[Item]:
+    causal = causal_neighbours(core, [c.memory.id for c in cands if c.memory is not None])
     return [
         candidate_item(c, vectors.get(c.id), causal.get(c.memory.id, frozenset()) if c.memory is not None else frozenset())
         for c in cands

@@ -12,7 +12,7 @@ Re-ranking (a documented weight that can be switched off)::
 Relevance stays in charge: with w = 0.1 the strongest memory can gain at most 10 % on the
 weakest, enough to order near ties, never to lift an unrelated memory over a relevant one.
 ``w = 0`` is pure relevance. Retention comes from ``scoring.retention.retentions`` (the clock
-is the engine's: activity days and calendar days as that module documents).
+is the core's: activity days and calendar days as that module documents).
 
 Floor (Go MIRA seed, early pruning ρ = (1 + cos)/2 > 0.6, i.e. cos > 0.2): a candidate stays if
 BM25 matched it, if its cosine is above ``recall.floor``, or if it borrowed its relevance from
@@ -30,7 +30,7 @@ import numpy as np
 from .candidates import Candidate
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 NOTE_VALUE = 0.75
 FLOOR_FALLBACK = 5
@@ -62,7 +62,7 @@ def apply_floor(cands: dict[str, Candidate], floor: float) -> list[Candidate]:
     return sorted(cands.values(), key=lambda c: -c.fused)[:FLOOR_FALLBACK]
 
 
-def rerank(engine: Mnemo, cands: Sequence[Candidate], weight: float, now: float | None = None) -> dict[str, float]:
+def rerank(core: Core, cands: Sequence[Candidate], weight: float, now: float | None = None) -> dict[str, float]:
     """Set ``score`` on each candidate; returns the retention of each memory candidate (the
     review step needs it and it costs a query)."""
     if weight <= 0:
@@ -72,7 +72,7 @@ def rerank(engine: Mnemo, cands: Sequence[Candidate], weight: float, now: float 
     from ..scoring.retention import retentions
 
     mems = [c.memory for c in cands if c.memory is not None]
-    ret = retentions(engine, mems, now) if mems else {}
+    ret = retentions(core, mems, now) if mems else {}
     for c in cands:
         m = c.memory
         if m is None:
@@ -85,17 +85,17 @@ def rerank(engine: Mnemo, cands: Sequence[Candidate], weight: float, now: float 
     return ret
 
 
-def vectors_of(engine: Mnemo, cands: Sequence[Candidate]) -> dict[str, np.ndarray]:
+def vectors_of(core: Core, cands: Sequence[Candidate]) -> dict[str, np.ndarray]:
     """Stored vectors of candidates (memories from "memories", chunks from "chunks")."""
     mem_ids = [c.id for c in cands if c.tier == "stm"]
     chunk_ids = [c.id for c in cands if c.tier == "ltm"]
     out: dict[str, np.ndarray] = {}
     if mem_ids:
-        out.update(engine.index.get_vectors("memories", mem_ids))
+        out.update(core.index.get_vectors("memories", mem_ids))
     if chunk_ids:
         # A missing chunk collection only means there are no vectors to compare.
         with contextlib.suppress(Exception):
-            out.update(engine.index.get_vectors("chunks", chunk_ids))
+            out.update(core.index.get_vectors("chunks", chunk_ids))
     return out
 
 

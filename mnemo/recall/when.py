@@ -18,7 +18,7 @@ conversation), so a memory dated up to a week after the span still counts fully.
 the width of the fall-off outside: a week.
 
 Relative expressions ("yesterday", "last month", "two weeks ago") are read against the clock
-(``now``, the engine's clock), so they are tested with a fixed one. Only the first expression
+(``now``, the core's clock), so they are tested with a fixed one. Only the first expression
 counts; a query without one is left as it is.
 """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
     from ..models import Memory
 
 DANGER_MIN = 0.15
@@ -28,17 +28,17 @@ def review_priority(retention: float, low: float = DANGER_MIN, high: float = DAN
     return max(0.0, min(1.0, 1.0 - 4.0 * (x - 0.5) ** 2))
 
 
-def review_queue(engine: Mnemo, limit: int = 20, now: float | None = None) -> list[tuple[Memory, float]]:
+def review_queue(core: Core, limit: int = 20, now: float | None = None) -> list[tuple[Memory, float]]:
     """Active memories in the danger zone, highest priority first (ties: the older last use
     first). Pinned memories are included: pinning stops forgetting, not reviewing."""
     from .retention import retentions
 
-    now = engine.now() if now is None else now
-    s = engine.settings.scoring
+    now = core.now() if now is None else now
+    s = core.settings.scoring
     low, high = getattr(s, "review_min", DANGER_MIN), getattr(s, "review_max", DANGER_MAX)
     out: list[tuple[Memory, float]] = []
-    for batch in engine.store.iter_memories(batch=1000, status=("active",)):
-        r = retentions(engine, batch, now)
+    for batch in core.store.iter_memories(batch=1000, status=("active",)):
+        r = retentions(core, batch, now)
         for m in batch:
             p = review_priority(r[m.id], low, high)
             if p > 0.0:

@@ -17,7 +17,7 @@ import numpy as np
 from ..models import Memory
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 K = 5
 DUPLICATE_COSINE = 0.92
@@ -42,9 +42,9 @@ def adjust(memory: Memory, max_cosine: float | None, neighbour: str | None) -> t
     return replace(memory, surprise=surprise, importance=min(1.0, memory.importance + surprise_boost(max_cosine))), None
 
 
-def annotate(engine: Mnemo, memories: list[Memory], vectors: Any) -> list[tuple[Memory, str | None]]:
+def annotate(core: Core, memories: list[Memory], vectors: Any) -> list[tuple[Memory, str | None]]:
     vecs = np.asarray(vectors, dtype=np.float32)
-    stored = live_neighbours(engine, vecs)
+    stored = live_neighbours(core, vecs)
     out: list[tuple[Memory, str | None]] = []
     sims = vecs @ vecs.T if len(vecs) > 1 else None
     for i, m in enumerate(memories):
@@ -65,7 +65,7 @@ LIVE = ("active", "promoted")
 OVERFETCH = 4  # neighbours asked for per live one wanted
 
 
-def live_neighbours(engine: Mnemo, vecs: np.ndarray) -> list[list[tuple[str, float]]]:
+def live_neighbours(core: Core, vecs: np.ndarray) -> list[list[tuple[str, float]]]:
     """The nearest active or promoted memories of each vector, best first (at most K).
 
     Chroma's metadata filter tests every stored vector (about half a second per query at 100k
@@ -76,13 +76,13 @@ def live_neighbours(engine: Mnemo, vecs: np.ndarray) -> list[list[tuple[str, flo
     if not len(vecs):
         return []
     n = K * OVERFETCH
-    found = engine.index.query_many("memories", vecs, n)
-    rows = engine.store.query_in("SELECT id, status FROM memories WHERE id IN ({marks})", [i for row in found for i, _ in row])
+    found = core.index.query_many("memories", vecs, n)
+    rows = core.store.query_in("SELECT id, status FROM memories WHERE id IN ({marks})", [i for row in found for i, _ in row])
     live = {r[0] for r in rows if r[1] in LIVE}
     out = [[(i, sim) for i, sim in row if i in live][:K] for row in found]
     again = [k for k, row in enumerate(found) if not out[k] and len(row) == n]
     if again:
-        redo = engine.index.query_many("memories", vecs[again], K, where={"status": {"$in": list(LIVE)}})
+        redo = core.index.query_many("memories", vecs[again], K, where={"status": {"$in": list(LIVE)}})
         for k, row in zip(again, redo, strict=True):
             out[k] = row
     return out

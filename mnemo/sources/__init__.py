@@ -3,7 +3,7 @@
 A reader turns an export (a file or a folder) into a stream of ``Conversation`` objects, one
 at a time, so an export of hundreds of megabytes is never held in memory. An entry it cannot
 read becomes a ``Skipped`` with the reason, never an exception: one broken conversation does
-not stop the rest. ``ingest_export`` (``sources.run``) feeds each conversation to the engine as
+not stop the rest. ``ingest_export`` (``sources.run``) feeds each conversation to the core as
 a session of its own and skips those a previous run finished.
 
 Readers are registered by name as ``"module:function"`` and imported only when asked for, so

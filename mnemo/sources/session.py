@@ -1,4 +1,4 @@
-"""One exported conversation becomes one session of memories (engine side).
+"""One exported conversation becomes one session of memories (core side).
 
 The conversation goes through the ordinary ``ingest`` (turns → typed, fingerprinted, linked
 memories) with the export's id as the ``session_id``; the memories of the session then get the
@@ -23,7 +23,7 @@ from ..errors import InvalidInput
 from . import USER, Conversation
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 JOURNAL = "history."
 ASSISTANT_NAME = "assistant"
@@ -38,9 +38,9 @@ def journal_key(fmt: str, conversation_id: str) -> str:
     return f"{JOURNAL}{fmt}.{conversation_id}"
 
 
-def done(engine: Mnemo, fmt: str, conv: Conversation) -> bool:
+def done(core: Core, fmt: str, conv: Conversation) -> bool:
     """Whether a run already ingested this conversation as it is now."""
-    raw = engine.store.kv_get(journal_key(fmt, conv.id))
+    raw = core.store.kv_get(journal_key(fmt, conv.id))
     if raw is None:
         return False
     try:
@@ -51,7 +51,7 @@ def done(engine: Mnemo, fmt: str, conv: Conversation) -> bool:
 
 
 def ingest_conversation(
-    engine: Mnemo,
+    core: Core,
     conversation: dict[str, Any],
     fmt: str,
     me: str | None = None,
@@ -67,35 +67,35 @@ def ingest_conversation(
         raise InvalidInput("the export's format name is missing")
     check_me(me)
     out: dict[str, Any] = {"session_id": conv.id, "title": conv.title, "turns": len(conv.messages), "kept": 0, "duplicates": 0}
-    if done(engine, fmt, conv):
+    if done(core, fmt, conv):
         return {**out, "status": "done"}
     if not conv.messages:
         if not dry_run:
-            _mark(engine, fmt, conv, 0)
+            _mark(core, fmt, conv, 0)
         return {**out, "status": "empty"}
     me_name = me.strip() if me else USER
     turns = [
         {"speaker": me_name if m.role == USER else ASSISTANT_NAME, "text": m.text, "timestamp": m.timestamp}
         for m in conv.messages
     ]
-    result = ingest(engine, json.dumps(turns, ensure_ascii=False), wing=wing, room=room, session_id=conv.id,
+    result = ingest(core, json.dumps(turns, ensure_ascii=False), wing=wing, room=room, session_id=conv.id,
                     dry_run=dry_run, format="json")
     out.update(kept=result["kept"], duplicates=result["duplicates"], status="dry-run" if dry_run else "ingested")
     if dry_run:
         out["memories"] = [m["content"] for m in result["memories"] if m["created"]]
         return out
     meta = {"conversation_title": conv.title, "export": fmt, "attachments": conv.meta.get("attachments") or None}
-    with engine.write_lock, engine.store.tx() as db:
+    with core.write_lock, core.store.tx() as db:
         # Every memory of the session, also those a killed run stored: they all get the title.
         db.execute(
             "UPDATE memories SET meta = json_patch(meta, ?) WHERE session_id = ? AND source = 'ingest' AND json_valid(meta)",
             (json.dumps({k: v for k, v in meta.items() if v is not None}), conv.id),
         )
-        _mark(engine, fmt, conv, result["kept"])  # in the same transaction: titled and done, or neither
+        _mark(core, fmt, conv, result["kept"])  # in the same transaction: titled and done, or neither
     return out
 
 
-def _mark(engine: Mnemo, fmt: str, conv: Conversation, kept: int) -> None:
-    entry = {"updated_at": conv.updated_at, "at": engine.now(), "kept": kept}
-    with engine.write_lock, engine.store.tx():
-        engine.store.kv_set(journal_key(fmt, conv.id), json.dumps(entry))
+def _mark(core: Core, fmt: str, conv: Conversation, kept: int) -> None:
+    entry = {"updated_at": conv.updated_at, "at": core.now(), "kept": kept}
+    with core.write_lock, core.store.tx():
+        core.store.kv_set(journal_key(fmt, conv.id), json.dumps(entry))

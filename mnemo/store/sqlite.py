@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import faults
 from ..clock import day_of
-from ..errors import StorageError
+from ..errors import InvalidInput, StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
 from .schema import MIGRATIONS
 
@@ -229,6 +229,57 @@ class Store:
 
     def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
         return {row["id"]: self._row_to_memory(row) for row in self.query_in("SELECT * FROM memories WHERE id IN ({marks})", ids)}
+
+    def queue_enrich(self, ids: Sequence[str], at: float) -> None:
+        """Queue memories for their fingerprint and links (``graph.enrich``)."""
+        with self.tx() as conn:
+            conn.executemany("INSERT OR IGNORE INTO enrich_queue (memory_id, queued_at) VALUES (?, ?)", [(i, at) for i in ids])
+
+    def count_rows(self, table: str) -> int:
+        """Rows of one of the store's own tables (``stats``)."""
+        if table not in ("uses", "activity_days", "notes", "chunks", "links", "memories"):
+            raise ValueError(f"not a counted table: {table}")
+        return int(self.query(f"SELECT count(*) FROM {table}")[0][0])
+
+    def session_use_ids(self, session_id: str, limit: int) -> list[str]:
+        """Ids of the memories used in one session, last used first."""
+        rows = self.query(
+            "SELECT memory_id, max(at) AS last FROM uses WHERE json_valid(context) "
+            "AND json_extract(context, '$.session_id') = ? GROUP BY memory_id ORDER BY last DESC LIMIT ?",
+            (session_id, limit),
+        )
+        return [r[0] for r in rows]
+
+    def set_embed_model(self, ids: Sequence[str], model_hash: str) -> None:
+        """Record which model made these memories' vectors."""
+        with self.tx() as conn:
+            conn.executemany("UPDATE memories SET embed_model = ? WHERE id = ?", [(model_hash, i) for i in ids])
+
+    def note_of_handle(self, handle: str) -> tuple[str, str | None] | None:
+        """(path, mnemo_id) of the note a recall hit named: a passage id (``<note uid>:<n>``, or
+        the first 8+ characters of it as the CLI prints them) or the note's path (with the
+        ``#heading`` that ``context`` adds)."""
+        rows = self.query("SELECT n.path, n.mnemo_id FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?",
+                          (handle,))
+        if not rows and len(handle) >= 8 and all(ch in "0123456789abcdef" for ch in handle):
+            rows = self.query("SELECT path, mnemo_id FROM notes WHERE uid LIKE ? || '%' LIMIT 2", (handle,))
+            if len(rows) > 1:
+                raise InvalidInput(f"id prefix {handle!r} is ambiguous", hint="give more characters of the id")
+        if not rows:
+            path = handle.split("#", 1)[0]  # `context` names a passage as path#heading
+            rows = self.query("SELECT path, mnemo_id FROM notes WHERE path = ? OR path = ? || '.md'", (path, path))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def existing_ids(self, ids: Sequence[str], limit: int | None = None) -> list[str]:
+        """Which of ``ids`` the store holds (at most ``limit`` of them)."""
+        out: list[str] = []
+        unique = list(dict.fromkeys(ids))
+        for i in range(0, len(unique), 500):
+            part = unique[i : i + 500]
+            out += [r[0] for r in self.query(f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(part))})", part)]
+            if limit is not None and len(out) >= limit:
+                return out[:limit]
+        return out
 
     def find_prefix(self, prefix: str) -> list[str]:
         """Ids that start with ``prefix`` (users type short ids)."""

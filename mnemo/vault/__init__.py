@@ -11,12 +11,12 @@ _locks: weakref.WeakKeyDictionary[Any, threading.RLock] = weakref.WeakKeyDiction
 _guard = threading.Lock()
 
 
-def vault_lock(engine: Any) -> threading.RLock:
-    """One vault operation at a time per engine: the daemon serves requests from several
+def vault_lock(core: Any) -> threading.RLock:
+    """One vault operation at a time per core: the daemon serves requests from several
     threads, and a promotion, a watcher event and a reconcile must not interleave their reads
     and writes of the same notes."""
     with _guard:
-        lock = _locks.get(engine)
+        lock = _locks.get(core)
         if lock is None:
-            lock = _locks[engine] = threading.RLock()
+            lock = _locks[core] = threading.RLock()
         return lock

@@ -19,7 +19,7 @@ from .props import render_frontmatter
 from .writer import read_note_file, update_note, write_note
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 DASHBOARD = "mnemo Dashboard.md"
 DASHBOARD_ID = "dashboard"
@@ -54,14 +54,14 @@ def per_week(times: list[float], now: float, weeks: int = WEEKS) -> tuple[list[s
     return [s.strftime("%m-%d") for s in starts], counts
 
 
-def _retentions(engine: Mnemo, now: float) -> list[float]:
+def _retentions(core: Core, now: float) -> list[float]:
     from ..scoring.activity import ActivityCalendar
     from ..scoring.retention import RetentionParams, memory_factors
 
-    calendar = ActivityCalendar.of(engine.store)
-    params = RetentionParams.from_settings(engine.settings.scoring)
+    calendar = ActivityCalendar.of(core.store)
+    params = RetentionParams.from_settings(core.settings.scoring)
     out: list[float] = []
-    for batch in engine.store.iter_memories(batch=1000, status=(Status.ACTIVE.value,)):
+    for batch in core.store.iter_memories(batch=1000, status=(Status.ACTIVE.value,)):
         out += [memory_factors(m, now, calendar, params).retention for m in batch]
     return out
 
@@ -74,12 +74,12 @@ def _xy(title: str, labels: list[str], series: list[tuple[str, list[int]]], y: s
     return "\n".join(lines + ["```"])
 
 
-def dashboard_data(engine: Mnemo) -> dict[str, Any]:
-    now = engine.now()
-    s = engine.store
+def dashboard_data(core: Core) -> dict[str, Any]:
+    now = core.now()
+    s = core.store
     by_status = s.counts_by("status")
     by_layer = s.counts_by("layer")
-    hist = retention_histogram(_retentions(engine, now))
+    hist = retention_histogram(_retentions(core, now))
     promos = [float(r[0]) for r in s.query("SELECT at FROM vault_log WHERE kind = 'promote' AND at > ?", (now - (WEEKS + 1) * 7 * DAY,))]
     archived = [float(r[0]) for r in s.query("SELECT archived_at FROM memories WHERE archived_at > ?", (now - (WEEKS + 1) * 7 * DAY,))]
     labels, promo_counts = per_week(promos, now)
@@ -131,13 +131,13 @@ def render_dashboard(data: dict[str, Any], updated: str) -> str:
     return render_frontmatter(props) + "\n".join(parts) + "\n"
 
 
-def write_dashboard(engine: Mnemo) -> str:
+def write_dashboard(core: Core) -> str:
     """Write (or update) the dashboard note; returns its vault-relative path."""
     from .indexer import index_note, require_vault
 
-    vault = require_vault(engine)
-    data = dashboard_data(engine)
-    now_iso = note_time(engine.now())
+    vault = require_vault(core)
+    data = dashboard_data(core)
+    now_iso = note_time(core.now())
     if not (vault / DASHBOARD).exists():
         write_note(vault, DASHBOARD, render_dashboard(data, now_iso), expected_hash=None)
     else:
@@ -157,5 +157,5 @@ def write_dashboard(engine: Mnemo) -> str:
             return render_dashboard(data, now_iso)
 
         update_note(vault, DASHBOARD, transform)
-    index_note(engine, DASHBOARD)
+    index_note(core, DASHBOARD)
     return DASHBOARD

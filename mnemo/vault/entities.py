@@ -22,7 +22,7 @@ from .names import join_rel, note_filename, safe_title
 from .props import render_frontmatter
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 ENTITY_PREFIX = "entity:"
 MIN_MENTIONS = 2
@@ -47,17 +47,17 @@ def memory_entities(m: Memory) -> list[str]:
     return extract_entities(m.content)
 
 
-def mention_count(engine: Mnemo, name: str) -> int:
+def mention_count(core: Core, name: str) -> int:
     """How many active or promoted memories mention ``name`` (an FTS5 phrase match)."""
-    hits = engine.store.fts_search(name, limit=MIN_MENTIONS * 5, mode="phrase", filters={"status": ("active", "promoted")})
+    hits = core.store.fts_search(name, limit=MIN_MENTIONS * 5, mode="phrase", filters={"status": ("active", "promoted")})
     return len(hits)
 
 
-def link_for(engine: Mnemo, rel: str, title: str) -> str:
+def link_for(core: Core, rel: str, title: str) -> str:
     """``[[Title]]`` when the title is unique in the vault, else ``[[path/Title|Title]]``."""
     from .indexer import rows_by_name
 
-    same = [r for r in rows_by_name(engine, title) if r.title.lower() == title.lower()]
+    same = [r for r in rows_by_name(core, title) if r.title.lower() == title.lower()]
     if len(same) <= 1:
         return f"[[{title}]]"
     return f"[[{rel[:-3]}|{title}]]"
@@ -79,19 +79,19 @@ def render_entity_note(name: str, now: float) -> str:
     )
 
 
-def link_entities(engine: Mnemo, names: Sequence[str], dry_run: bool = False) -> list[EntityLink]:
+def link_entities(core: Core, names: Sequence[str], dry_run: bool = False) -> list[EntityLink]:
     from .indexer import index_note, require_vault, rows_by_name
     from .writer import write_note
 
-    vault = require_vault(engine)
-    folder = engine.settings.vault_cfg.entities_folder
+    vault = require_vault(core)
+    folder = core.settings.vault_cfg.entities_folder
     out: list[EntityLink] = []
     for name in dict.fromkeys(n.strip() for n in names if n and n.strip()):
-        rows = rows_by_name(engine, name)
+        rows = rows_by_name(core, name)
         if rows:
-            out.append(EntityLink(name, link_for(engine, rows[0].path, rows[0].title)))
+            out.append(EntityLink(name, link_for(core, rows[0].path, rows[0].title)))
             continue
-        if mention_count(engine, name) < MIN_MENTIONS:
+        if mention_count(core, name) < MIN_MENTIONS:
             out.append(EntityLink(name, None))
             continue
         rel = join_rel(folder, note_filename(name))
@@ -101,9 +101,9 @@ def link_entities(engine: Mnemo, names: Sequence[str], dry_run: bool = False) ->
             continue
         created: str | None = rel
         try:
-            write_note(vault, rel, render_entity_note(name, engine.now()), expected_hash=None)
+            write_note(vault, rel, render_entity_note(name, core.now()), expected_hash=None)
         except ConflictError:
             created = None  # a note of that name appeared meanwhile: link to it
-        index_note(engine, rel)
-        out.append(EntityLink(name, link_for(engine, rel, title), created))
+        index_note(core, rel)
+        out.append(EntityLink(name, link_for(core, rel, title), created))
     return out

@@ -38,7 +38,7 @@ from .wikilinks import link_targets
 from .writer import bytes_hash, text_hash
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +50,8 @@ _NUMBERED = re.compile(r"^(?P<base>.+?)(?: (?P<n>\d{1,3})| \((?P<p>\d{1,3})\))$"
 _CONFLICT = re.compile(r"conflicted copy|\.sync-conflict-|conflict[- ]\d{4}|\(conflict\)", re.IGNORECASE)
 
 
-def require_vault(engine: Mnemo) -> Path:
-    vault = engine.settings.vault
+def require_vault(core: Core) -> Path:
+    vault = core.settings.vault
     if vault is None:
         raise VaultError("no vault is configured", hint="pass --vault PATH, set MNEMO_VAULT, or run `mnemo init --vault PATH`")
     if not vault.is_dir():
@@ -147,22 +147,22 @@ def _row(r: Any) -> NoteRow:
     )
 
 
-def all_rows(engine: Mnemo) -> dict[str, NoteRow]:
-    return {r["path"]: _row(r) for r in engine.store.query("SELECT * FROM notes")}
+def all_rows(core: Core) -> dict[str, NoteRow]:
+    return {r["path"]: _row(r) for r in core.store.query("SELECT * FROM notes")}
 
 
-def get_row(engine: Mnemo, rel: str) -> NoteRow | None:
-    rows = engine.store.query("SELECT * FROM notes WHERE path = ?", (rel,))
+def get_row(core: Core, rel: str) -> NoteRow | None:
+    rows = core.store.query("SELECT * FROM notes WHERE path = ?", (rel,))
     return _row(rows[0]) if rows else None
 
 
-def rows_by_mnemo_id(engine: Mnemo, mnemo_id: str) -> list[NoteRow]:
-    return [_row(r) for r in engine.store.query("SELECT * FROM notes WHERE mnemo_id = ? ORDER BY path", (mnemo_id,))]
+def rows_by_mnemo_id(core: Core, mnemo_id: str) -> list[NoteRow]:
+    return [_row(r) for r in core.store.query("SELECT * FROM notes WHERE mnemo_id = ? ORDER BY path", (mnemo_id,))]
 
 
-def rows_by_name(engine: Mnemo, name: str) -> list[NoteRow]:
+def rows_by_name(core: Core, name: str) -> list[NoteRow]:
     """Notes whose title or one of whose aliases is ``name`` (case-insensitive)."""
-    rows = engine.store.query(
+    rows = core.store.query(
         "SELECT * FROM notes WHERE title = ? COLLATE NOCASE OR EXISTS "
         "(SELECT 1 FROM json_each(notes.aliases) WHERE lower(value) = lower(?)) ORDER BY length(path), path",
         (name, name),
@@ -193,17 +193,17 @@ def _read(path: Path) -> tuple[bytes, float, int] | None:
         return None
 
 
-def _prepare(engine: Mnemo, rel: str, data: bytes, mtime: float, size: int, old: NoteRow | None) -> _Pending:
+def _prepare(core: Core, rel: str, data: bytes, mtime: float, size: int, old: NoteRow | None) -> _Pending:
     text = data.decode("utf-8", errors="replace")
     parsed = parse_note(rel, text)
     if parsed.fm_error:
         log.warning("%s: %s (indexed as text; mnemo will not rewrite it)", rel, parsed.fm_error)
-    chunks = chunk_note(parsed, engine.settings.vault_cfg.chunk_words)
+    chunks = chunk_note(parsed, core.settings.vault_cfg.chunk_words)
     return _Pending(rel, parsed, chunks, bytes_hash(data), mtime, size, old)
 
 
-def _old_chunks(engine: Mnemo, uid: str) -> dict[str, tuple[str, str | None]]:
-    return {r[0]: (r[1], r[2]) for r in engine.store.query("SELECT id, hash, heading FROM chunks WHERE note_uid = ?", (uid,))}
+def _old_chunks(core: Core, uid: str) -> dict[str, tuple[str, str | None]]:
+    return {r[0]: (r[1], r[2]) for r in core.store.query("SELECT id, hash, heading FROM chunks WHERE note_uid = ?", (uid,))}
 
 
 def _chunk_key(c: Chunk) -> str:
@@ -216,7 +216,7 @@ def _chunk_meta(p: _Pending, c: Chunk) -> dict[str, Any]:
     return {"path": p.rel, "title": p.parsed.title, "heading": c.heading, "ord": c.ord, "mnemo_id": p.parsed.mnemo_id}
 
 
-def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = None) -> int:
+def _commit(core: Core, pending: list[_Pending], progress: Progress | None = None) -> int:
     """Embed what changed for a batch of notes, write Chroma, then the SQLite rows. A chunk whose
     text is unchanged keeps its vector, even when it moved to another position in the note."""
     if not pending:
@@ -225,7 +225,7 @@ def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = 
     to_embed: list[str] = []
     for p in pending:
         uid = p.old.uid if p.old else uuid.uuid4().hex[:16]
-        old = _old_chunks(engine, uid) if p.old else {}
+        old = _old_chunks(core, uid) if p.old else {}
         by_hash = {h: cid for cid, (h, _) in old.items()}
         rows = []
         for c in p.chunks:
@@ -251,23 +251,23 @@ def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = 
 
     vectors = None
     if to_embed:
-        prepare_embedder(engine.embedder, progress)
-        vectors = embed_in_slices(engine.embedder.embed, to_embed, on_slice, _monotonic)
-    index = engine.index
+        prepare_embedder(core.embedder, progress)
+        vectors = embed_in_slices(core.embedder.embed, to_embed, on_slice, _monotonic)
+    index = core.index
     # One Chroma call of each kind for the whole batch: each call commits, and per-note calls
     # would cost more than the embedding itself. index_write: a kill between the Chroma calls
     # and the rows leaves a mark, and the next open re-syncs the chunk vectors.
-    with engine.write_lock, engine.index_write():
+    with core.write_lock, core.index_write():
         for p, uid, _, _ in plans:
-            other = get_row(engine, p.rel)
+            other = get_row(core, p.rel)
             if other is not None and other.uid != uid:
-                _forget(engine, other)  # a different note used to live at this path
+                _forget(core, other)  # a different note used to live at this path
         copies = [(p, r) for p, _, rows, _ in plans for r in rows if r[3] == "copy"]
         # Fetch reused vectors before the upsert below overwrites the ids they live under.
         found = index.get_vectors(COLLECTION, [r[4] for _, r in copies]) if copies else {}
         lost = [(p, r) for p, r in copies if r[4] not in found]
         if lost:  # the index lost them (a crash): embed after all
-            again = engine.embedder.embed([embed_text(p.parsed.title, r[1]) for p, r in lost])
+            again = core.embedder.embed([embed_text(p.parsed.title, r[1]) for p, r in lost])
             found.update({r[4]: again[i] for i, (_, r) in enumerate(lost)})
         ids: list[str] = []
         vecs: list[Any] = []
@@ -297,19 +297,19 @@ def _commit(engine: Mnemo, pending: list[_Pending], progress: Progress | None = 
             index.update_metadata(COLLECTION, keep_ids, keep_metas)
         if gone_all:
             index.delete(COLLECTION, gone_all)
-        with engine.store.tx():
+        with core.store.tx():
             for p, uid, rows, _ in plans:
-                _write_rows(engine, p, uid, rows)
+                _write_rows(core, p, uid, rows)
     if progress:
         progress(len(pending) - reported)
     return len(to_embed)
 
 
-def _write_rows(engine: Mnemo, p: _Pending, uid: str, rows: list[tuple[str, Chunk, str, str, Any]]) -> None:
+def _write_rows(core: Core, p: _Pending, uid: str, rows: list[tuple[str, Chunk, str, str, Any]]) -> None:
     parsed = p.parsed
-    now = engine.now()
+    now = core.now()
     tags = " ".join(parsed.tags)
-    with engine.store.tx() as conn:
+    with core.store.tx() as conn:
         if p.old and p.old.path != p.rel:
             conn.execute("DELETE FROM notes WHERE path = ?", (p.old.path,))
         conn.execute("DELETE FROM notes WHERE path = ? AND uid != ?", (p.rel, uid))
@@ -339,12 +339,12 @@ def _delete_chunks(conn: Any, uid: str) -> None:
     conn.execute("DELETE FROM chunks WHERE note_uid = ?", (uid,))
 
 
-def _forget(engine: Mnemo, row: NoteRow) -> None:
-    ids = [r[0] for r in engine.store.query("SELECT id FROM chunks WHERE note_uid = ?", (row.uid,))]
-    with engine.write_lock, engine.index_write():
+def _forget(core: Core, row: NoteRow) -> None:
+    ids = [r[0] for r in core.store.query("SELECT id FROM chunks WHERE note_uid = ?", (row.uid,))]
+    with core.write_lock, core.index_write():
         if ids:
-            engine.index.delete(COLLECTION, ids)
-        with engine.store.tx() as conn:
+            core.index.delete(COLLECTION, ids)
+        with core.store.tx() as conn:
             _delete_chunks(conn, row.uid)
             conn.execute("DELETE FROM notes WHERE path = ?", (row.path,))
 
@@ -357,59 +357,59 @@ def _forget(engine: Mnemo, row: NoteRow) -> None:
 _SYNC_KEY = "vault.sync_pending"
 
 
-def sync_pending(engine: Mnemo) -> set[str]:
-    return set(json.loads(engine.store.kv_get(_SYNC_KEY) or "[]"))
+def sync_pending(core: Core) -> set[str]:
+    return set(json.loads(core.store.kv_get(_SYNC_KEY) or "[]"))
 
 
-def mark_sync_pending(engine: Mnemo, paths: list[str]) -> None:
+def mark_sync_pending(core: Core, paths: list[str]) -> None:
     if paths:
-        engine.store.kv_set(_SYNC_KEY, json.dumps(sorted(sync_pending(engine) | set(paths))))
+        core.store.kv_set(_SYNC_KEY, json.dumps(sorted(sync_pending(core) | set(paths))))
 
 
-def sync_done(engine: Mnemo, paths: list[str]) -> None:
-    pending = sync_pending(engine)
+def sync_done(core: Core, paths: list[str]) -> None:
+    pending = sync_pending(core)
     if pending & set(paths):
-        engine.store.kv_set(_SYNC_KEY, json.dumps(sorted(pending - set(paths))))
+        core.store.kv_set(_SYNC_KEY, json.dumps(sorted(pending - set(paths))))
 
 
-def _check_model(engine: Mnemo) -> bool:
+def _check_model(core: Core) -> bool:
     """True when the chunk vectors were made by another model: drop them all."""
-    current = engine.embedder.model_hash
-    recorded = engine.store.kv_get("vault.model_hash")
+    current = core.embedder.model_hash
+    recorded = core.store.kv_get("vault.model_hash")
     if recorded == current:
         return False
     if recorded is not None:
         log.info("embedding model changed: re-embedding every note chunk")
-        engine.index.drop(COLLECTION)
-        engine.store.execute("UPDATE chunks SET hash = ''")
-    engine.store.kv_set("vault.model_hash", current)
+        core.index.drop(COLLECTION)
+        core.store.execute("UPDATE chunks SET hash = ''")
+    core.store.kv_set("vault.model_hash", current)
     return recorded is not None
 
 
-def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, Any]:
+def index_vault(core: Core, progress: Progress | None = None) -> dict[str, Any]:
     """Full reconcile of the vault against the index. Returns counts of added, changed,
     moved, removed and unchanged notes, chunks embedded, and owned notes synced back."""
-    vault = require_vault(engine)
+    vault = require_vault(core)
     from .recover import sweep
 
-    sweep(vault, engine.home)  # temp files and half-done moves of a process that was killed
+    sweep(vault, core.home)  # temp files and half-done moves of a process that was killed
     with announced(progress, "checking the embedding model", _monotonic):
-        rebuilt = _check_model(engine)
-    patterns = list(engine.settings.vault_cfg.exclude)
+        rebuilt = _check_model(core)
+    patterns = list(core.settings.vault_cfg.exclude)
     paths = scan(vault, patterns)
-    known = all_rows(engine)
+    known = all_rows(core)
     counts = {"added": 0, "changed": 0, "moved": 0, "removed": 0, "unchanged": 0, "embedded": 0, "synced": 0,
               "notes": len(paths)}
     new_candidates: list[tuple[str, bytes, float, int]] = []
     batch: list[_Pending] = []
     owned: list[_Pending] = []
 
-    left_unsynced = sync_pending(engine)  # owned notes a reconcile cut short did not sync back
+    left_unsynced = sync_pending(core)  # owned notes a reconcile cut short did not sync back
 
     def flush() -> None:
         mine = [p for p in batch if p.parsed.mnemo_id]
-        mark_sync_pending(engine, [p.rel for p in mine])  # before the rows say "indexed"
-        counts["embedded"] += _commit(engine, batch, progress)
+        mark_sync_pending(core, [p.rel for p in mine])  # before the rows say "indexed"
+        counts["embedded"] += _commit(core, batch, progress)
         owned.extend(mine)
         batch.clear()
 
@@ -431,7 +431,7 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
         data, mtime, size = got
         digest = bytes_hash(data)
         if row and not rebuilt and row.content_hash == digest:
-            engine.store.execute("UPDATE notes SET mtime = ?, size = ? WHERE path = ?", (mtime, size, rel))
+            core.store.execute("UPDATE notes SET mtime = ?, size = ? WHERE path = ?", (mtime, size, rel))
             counts["unchanged"] += 1
             if progress:
                 progress(1)
@@ -440,7 +440,7 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
             new_candidates.append((rel, data, mtime, size))
             continue
         counts["changed"] += 1
-        batch.append(_prepare(engine, rel, data, mtime, size, row))
+        batch.append(_prepare(core, rel, data, mtime, size, row))
         if len(batch) >= BATCH_NOTES:
             flush()
     # New paths: a vanished note with the same bytes is a move (its chunks keep their vectors).
@@ -458,119 +458,119 @@ def index_vault(engine: Mnemo, progress: Progress | None = None) -> dict[str, An
             known.pop(old.path, None)
         else:
             counts["added"] += 1
-        batch.append(_prepare(engine, rel, data, mtime, size, old))
+        batch.append(_prepare(core, rel, data, mtime, size, old))
         if len(batch) >= BATCH_NOTES:
             flush()
     flush()
     gone = [r for rows in vanished.values() for r in rows]
     for r in gone:
-        _forget(engine, r)
+        _forget(core, r)
         counts["removed"] += 1
     from .sync import note_gone, sync_owned
 
     for rel in sorted(left_unsynced - {p.rel for p in owned} - {r.path for r in gone}):
         got = _read(vault / rel)
         if got is not None:
-            owned.append(_prepare(engine, rel, *got, get_row(engine, rel)))
+            owned.append(_prepare(core, rel, *got, get_row(core, rel)))
     # Owned notes first (one moved and edited while nobody watched is adopted by its memory),
     # then the deleted ones: a memory whose note is really gone is archived.
     for p in owned:
-        if sync_owned(engine, p.rel, p.parsed, moved_from=p.old.path if p.old and p.old.path != p.rel else None):
+        if sync_owned(core, p.rel, p.parsed, moved_from=p.old.path if p.old and p.old.path != p.rel else None):
             counts["synced"] += 1
-    sync_done(engine, [p.rel for p in owned] + list(left_unsynced))
+    sync_done(core, [p.rel for p in owned] + list(left_unsynced))
     for r in gone:
         if r.mnemo_id:
-            note_gone(engine, r.mnemo_id, r.path)
+            note_gone(core, r.mnemo_id, r.path)
     return counts
 
 
-def index_note(engine: Mnemo, path: str | Path) -> dict[str, Any]:
+def index_note(core: Core, path: str | Path) -> dict[str, Any]:
     """Index (or re-index) one note; an owned note's edits flow back into its memory.
     A path that is not (or no longer) an indexable note is removed from the index."""
-    vault = require_vault(engine)
+    vault = require_vault(core)
     abs_path, rel = resolve_in_vault(vault, path)
-    if not indexable(vault, rel, list(engine.settings.vault_cfg.exclude)):
+    if not indexable(vault, rel, list(core.settings.vault_cfg.exclude)):
         return {"path": rel, "status": "ignored"}
     got = _read(abs_path)
     if got is None:
-        removed = remove_note(engine, rel)
+        removed = remove_note(core, rel)
         return {"path": rel, "status": "removed" if removed["removed"] else "missing"}
-    _check_model(engine)
+    _check_model(core)
     data, mtime, size = got
-    row = get_row(engine, rel)
+    row = get_row(core, rel)
     digest = bytes_hash(data)
     if row and row.content_hash == digest:
-        engine.store.execute("UPDATE notes SET mtime = ?, size = ? WHERE path = ?", (mtime, size, rel))
+        core.store.execute("UPDATE notes SET mtime = ?, size = ? WHERE path = ?", (mtime, size, rel))
         return {"path": rel, "status": "unchanged", "embedded": 0, "synced": False}
     if row is None:
         # Created with the bytes of a note the index still holds under a vanished path: a move.
-        for r in engine.store.query("SELECT path FROM notes WHERE content_hash = ?", (digest,)):
+        for r in core.store.query("SELECT path FROM notes WHERE content_hash = ?", (digest,)):
             if not (vault / r[0]).exists():
-                row = get_row(engine, r[0])
+                row = get_row(core, r[0])
                 break
-    p = _prepare(engine, rel, data, mtime, size, row)
+    p = _prepare(core, rel, data, mtime, size, row)
     if p.parsed.mnemo_id:
-        mark_sync_pending(engine, [rel])
-    embedded = _commit(engine, [p])
+        mark_sync_pending(core, [rel])
+    embedded = _commit(core, [p])
     synced = False
     if p.parsed.mnemo_id:
         from .sync import sync_owned
 
-        synced = sync_owned(engine, rel, p.parsed, moved_from=row.path if row and row.path != rel else None)
-        sync_done(engine, [rel])
+        synced = sync_owned(core, rel, p.parsed, moved_from=row.path if row and row.path != rel else None)
+        sync_done(core, [rel])
     status = "added" if row is None else ("moved" if row.path != rel else "changed")
     return {"path": rel, "status": status, "embedded": embedded, "chunks": len(p.chunks), "synced": synced}
 
 
-def remove_note(engine: Mnemo, path: str | Path) -> dict[str, Any]:
+def remove_note(core: Core, path: str | Path) -> dict[str, Any]:
     """Drop a deleted note from the index. Its memory (if mnemo owned it) is kept and falls back
     to active, with the note pointer cleared: deleting a note never deletes a memory."""
-    vault = require_vault(engine)
+    vault = require_vault(core)
     rel = vault_rel(vault, path)
-    row = get_row(engine, rel)
+    row = get_row(core, rel)
     if row is None:
         return {"path": rel, "removed": False}
     if (vault / rel).is_file():
         return {"path": rel, "removed": False, "reason": "the note still exists"}
-    _forget(engine, row)
+    _forget(core, row)
     if row.mnemo_id:
         from .sync import note_gone
 
-        note_gone(engine, row.mnemo_id, rel)
+        note_gone(core, row.mnemo_id, rel)
     return {"path": rel, "removed": True}
 
 
-def move_note(engine: Mnemo, old: str | Path, new: str | Path) -> dict[str, Any]:
+def move_note(core: Core, old: str | Path, new: str | Path) -> dict[str, Any]:
     """A note moved or renamed (by the person, or Obsidian): re-point its row, chunks and memory
     without re-embedding; if its bytes changed too, the changed chunks are re-embedded."""
-    vault = require_vault(engine)
+    vault = require_vault(core)
     old_rel = vault_rel(vault, old)
     new_rel = vault_rel(vault, new)
-    row = get_row(engine, old_rel)
+    row = get_row(core, old_rel)
     if row is None or not (vault / new_rel).is_file():
-        return index_note(engine, new_rel) | {"from": old_rel}
-    if not indexable(vault, new_rel, list(engine.settings.vault_cfg.exclude)):
-        return remove_note(engine, old_rel) | {"to": new_rel, "status": "removed"}
+        return index_note(core, new_rel) | {"from": old_rel}
+    if not indexable(vault, new_rel, list(core.settings.vault_cfg.exclude)):
+        return remove_note(core, old_rel) | {"to": new_rel, "status": "removed"}
     got = _read(vault / new_rel)
     if got is None:
         return {"path": new_rel, "status": "missing", "from": old_rel}
     data, mtime, size = got
-    p = _prepare(engine, new_rel, data, mtime, size, row)
+    p = _prepare(core, new_rel, data, mtime, size, row)
     if p.parsed.mnemo_id:
-        mark_sync_pending(engine, [new_rel])
-    embedded = _commit(engine, [p])
+        mark_sync_pending(core, [new_rel])
+    embedded = _commit(core, [p])
     synced = False
     if p.parsed.mnemo_id:
         from .sync import sync_owned
 
-        synced = sync_owned(engine, new_rel, p.parsed, moved_from=old_rel)
-        sync_done(engine, [new_rel])
+        synced = sync_owned(core, new_rel, p.parsed, moved_from=old_rel)
+        sync_done(core, [new_rel])
     return {"path": new_rel, "from": old_rel, "status": "moved", "embedded": embedded, "synced": synced}
 
 
-def counts(engine: Mnemo) -> tuple[int, int]:
-    notes = int(engine.store.query("SELECT count(*) FROM notes")[0][0])
-    chunks = int(engine.store.query("SELECT count(*) FROM chunks")[0][0])
+def counts(core: Core) -> tuple[int, int]:
+    notes = int(core.store.query("SELECT count(*) FROM notes")[0][0])
+    chunks = int(core.store.query("SELECT count(*) FROM chunks")[0][0])
     return notes, chunks
 
 
@@ -582,14 +582,14 @@ def count_notes(settings: Any) -> int:
     return len(scan(vault, list(settings.vault_cfg.exclude)))
 
 
-def rebuild(engine: Mnemo, progress: Progress | None = None) -> dict[str, Any]:
+def rebuild(core: Core, progress: Progress | None = None) -> dict[str, Any]:
     """Drop the notes index (rows, FTS, vectors) and index the whole vault again."""
-    require_vault(engine)
-    with engine.write_lock:
-        engine.index.drop(COLLECTION)
-        with engine.store.tx() as conn:
+    require_vault(core)
+    with core.write_lock:
+        core.index.drop(COLLECTION)
+        with core.store.tx() as conn:
             conn.execute("DELETE FROM chunks_fts")
             conn.execute("DELETE FROM chunks")
             conn.execute("DELETE FROM notes")
-        engine.store.kv_set("vault.model_hash", engine.embedder.model_hash)
-    return index_vault(engine, progress)
+        core.store.kv_set("vault.model_hash", core.embedder.model_hash)
+    return index_vault(core, progress)

@@ -11,16 +11,16 @@ from .names import resolve_in_vault
 from .parse import parse_note
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 MAX_READ_BYTES = 2 * 1024 * 1024
 
 
-def resolve_note(engine: Mnemo, path_or_title: str) -> str:
+def resolve_note(core: Core, path_or_title: str) -> str:
     """A vault-relative note path from a path (``Memories/X.md``, ``Memories/X``) or a title or
     alias. Paths leaving the vault, dot paths and non-notes are refused; a title or alias that
     several notes share is refused as ambiguous, with the candidates' paths."""
-    vault = require_vault(engine)
+    vault = require_vault(core)
     ref = (path_or_title or "").strip()
     if not ref:
         raise InvalidInput("no note given", hint="give a note path (Memories/Note.md) or a title")
@@ -39,10 +39,10 @@ def resolve_note(engine: Mnemo, path_or_title: str) -> str:
                 raise UnsafePath(f"{rel} is not a note mnemo reads", hint="dot folders are off limits")
             if abs_path.is_file() and rel.lower().endswith(".md"):
                 return rel
-    passage = engine.store.query("SELECT n.path FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?", (ref,))
+    passage = core.store.query("SELECT n.path FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?", (ref,))
     if passage:  # a recall hit's id: the passage's note
         return str(passage[0][0])
-    rows = rows_by_name(engine, ref)
+    rows = rows_by_name(core, ref)
     # A note with that title beats notes that only carry it as an alias; two of a kind is a
     # question for the person, never a silent pick.
     titled = [r for r in rows if r.title.lower() == ref.lower()]
@@ -56,23 +56,23 @@ def resolve_note(engine: Mnemo, path_or_title: str) -> str:
     raise NotFound(f"no note {ref!r} in the vault", hint="give a vault-relative path, or run `mnemo vault index` first")
 
 
-def read_note(engine: Mnemo, path_or_title: str) -> dict[str, Any]:
-    vault = require_vault(engine)
-    rel = resolve_note(engine, path_or_title)
+def read_note(core: Core, path_or_title: str) -> dict[str, Any]:
+    vault = require_vault(core)
+    rel = resolve_note(core, path_or_title)
     abs_path, rel = resolve_in_vault(vault, rel)
     data = abs_path.read_bytes()
     if len(data) > MAX_READ_BYTES:
         raise InvalidInput(f"{rel} is {len(data)} bytes; too large to read as a note")
     note = parse_note(rel, data.decode("utf-8", errors="replace"))
     mid = note.mnemo_id
-    memory = engine.store.get_memory(mid) if mid else None
+    memory = core.store.get_memory(mid) if mid else None
     return {
         "path": rel,
         "title": note.title,
         "mnemo_id": mid,
         "owned": mid is not None,
         "memory_status": memory.status.value if memory else None,
-        "indexed": indexable(vault, rel, list(engine.settings.vault_cfg.exclude)),
+        "indexed": indexable(vault, rel, list(core.settings.vault_cfg.exclude)),
         "frontmatter": note.frontmatter,
         "frontmatter_error": note.fm_error,
         "tags": list(note.tags),
@@ -83,6 +83,6 @@ def read_note(engine: Mnemo, path_or_title: str) -> dict[str, Any]:
             for ln in note.links
         ],
         "block_ids": list(note.block_ids),
-        "chunks": len(chunk_note(note, engine.settings.vault_cfg.chunk_words)),
+        "chunks": len(chunk_note(note, core.settings.vault_cfg.chunk_words)),
         "body": note.body,
     }

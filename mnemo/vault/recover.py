@@ -37,7 +37,7 @@ from ..models import Memory, Status
 from .writer import MOVE_SUFFIX, TEMP_SUFFIX, current_hash
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
     from .parse import ParsedNote
 
 log = logging.getLogger(__name__)
@@ -105,21 +105,21 @@ def _finish_move(vault: Path, record: Path) -> bool:
     return finish
 
 
-def finish_cut_short(engine: Mnemo, m: Memory, rel: str, parsed: ParsedNote) -> Memory:
+def finish_cut_short(core: Core, m: Memory, rel: str, parsed: ParsedNote) -> Memory:
     """Case 3 of the module docstring, met while syncing the owned note ``rel`` back into its
     memory ``m``; returns the memory as it is afterwards."""
     from .sync import log_event
 
-    vault = engine.settings.vault
+    vault = core.settings.vault
     marked = parsed.frontmatter.get("mnemo_status")
-    archive = engine.settings.vault_cfg.archive_folder.strip("/") + "/"
+    archive = core.settings.vault_cfg.archive_folder.strip("/") + "/"
     if (marked == "demoted" and m.status == Status.PROMOTED and m.note_path not in (None, rel)
             and vault is not None and not (vault / m.note_path).exists()):
         log.info("%s: finishing the demotion of %s that was cut short", rel, m.id)
-        m = engine.set_status(replace(m, note_path=None), Status.ACTIVE)
-        log_event(engine, "demote", m.id, rel)
+        m = core.set_status(replace(m, note_path=None), Status.ACTIVE)
+        log_event(core, "demote", m.id, rel)
     elif marked is None and m.status == Status.ACTIVE and m.note_path is None and not rel.startswith(archive):
         log.info("%s: finishing the promotion of %s that was cut short", rel, m.id)
-        m = engine.set_status(replace(m, note_path=rel), Status.PROMOTED)
-        log_event(engine, "promote", m.id, rel)
+        m = core.set_status(replace(m, note_path=rel), Status.PROMOTED)
+        log_event(core, "promote", m.id, rel)
     return m

@@ -20,7 +20,7 @@ from .parse import parse_note, strip_comments
 from .read import MAX_READ_BYTES, resolve_note
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 # The query is kept short: title, headings and the opening of the body say what a note is about,
 # and its length is what the request costs (the query embedding, one BM25 term per word). Chosen
@@ -49,15 +49,15 @@ def _cap(text: str, words: int = QUERY_WORDS) -> str:
     return " ".join(text.split()[:words])
 
 
-def note_query(engine: Mnemo, path: str | None = None, text: str | None = None, content: str | None = None) -> NoteQuery:
+def note_query(core: Core, path: str | None = None, text: str | None = None, content: str | None = None) -> NoteQuery:
     """The query for a note: the selection ``text`` when given; else the title, headings and
     first lines of ``content`` (the note as the editor holds it) or of the note on disk."""
     rel: str | None = None
     if path:
         from .indexer import require_vault
 
-        vault = require_vault(engine)
-        rel = resolve_note(engine, path)
+        vault = require_vault(core)
+        rel = resolve_note(core, path)
         abs_path, rel = resolve_in_vault(vault, rel)
         if content is None and text is None:
             data = abs_path.read_bytes()
@@ -89,15 +89,17 @@ def is_own(hit: Hit, nq: NoteQuery) -> bool:
     return hit.id == nq.mnemo_id or (hit.meta or {}).get("mnemo_id") == nq.mnemo_id
 
 
-def related(engine: Mnemo, path: str | None = None, text: str | None = None, content: str | None = None,
+def related(core: Core, path: str | None = None, text: str | None = None, content: str | None = None,
             k: int = 10, tier: str = "all", **filters: Any) -> dict[str, Any]:
     """``{"path", "query", "hits"}``: up to ``k`` memories and notes related to the note at
     ``path`` (vault-relative), never the note itself or its memory."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise InvalidInput(f"k must be a whole number from 1 to {MAX_K}")
-    nq = note_query(engine, path, text, content)
+    nq = note_query(core, path, text, content)
     # Recall returns at most max_chunks_per_note chunks of one note (and the note's memory is
     # folded into it): asking for that many more leaves k once the note's own are dropped.
-    extra = engine.settings.recall.max_chunks_per_note + 1 if (nq.path or nq.mnemo_id) else 0
-    hits = engine.recall(nq.query, k=k + extra, touch=False, tier=tier, **filters)
+    extra = core.settings.recall.max_chunks_per_note + 1 if (nq.path or nq.mnemo_id) else 0
+    from ..recall.pipeline import recall
+
+    hits = recall(core, nq.query, k=k + extra, touch=False, tier=tier, **filters)
     return {"path": nq.path, "query": nq.query, "hits": [h for h in hits if not is_own(h, nq)][:k]}

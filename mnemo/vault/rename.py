@@ -22,16 +22,16 @@ from .wikilinks import rewrite_links
 from .writer import move_note_file, read_note_file, write_note
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 log = logging.getLogger(__name__)
 
 
-def rename_note(engine: Mnemo, path: str, new_title: str) -> dict[str, Any]:
-    vault = require_vault(engine)
+def rename_note(core: Core, path: str, new_title: str) -> dict[str, Any]:
+    vault = require_vault(core)
     from .read import resolve_note
 
-    old_rel = resolve_note(engine, path)
+    old_rel = resolve_note(core, path)
     text, digest = read_note_file(vault, old_rel)
     note = parse_note(old_rel, text)
     if not note.mnemo_id:
@@ -45,9 +45,9 @@ def rename_note(engine: Mnemo, path: str, new_title: str) -> dict[str, Any]:
         raise InvalidInput(f"{new_rel} already exists", hint="choose another title")
     old_title, new_title_safe = title_of(old_rel), title_of(new_rel)
     move_note_file(vault, old_rel, new_rel, text, digest)
-    move_note(engine, old_rel, new_rel)
+    move_note(core, old_rel, new_rel)
     # Bare links are ambiguous if another note still has the old title.
-    paths = scan(vault, list(engine.settings.vault_cfg.exclude))
+    paths = scan(vault, list(core.settings.vault_cfg.exclude))
     bare_ok = not any(title_of(p).lower() == old_title.lower() for p in paths)
     changed: list[str] = []
     skipped: list[dict[str, str]] = []
@@ -77,6 +77,6 @@ def rename_note(engine: Mnemo, path: str, new_title: str) -> dict[str, Any]:
             continue
         total += n
         changed.append(rel)
-        index_note(engine, rel)
-    log_event(engine, "rename", note.mnemo_id, new_rel)
+        index_note(core, rel)
+    log_event(core, "rename", note.mnemo_id, new_rel)
     return {"from": old_rel, "to": new_rel, "links_rewritten": total, "notes_changed": changed, "skipped": skipped}

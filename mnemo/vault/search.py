@@ -13,7 +13,7 @@ from ..models import Hit
 from ..store.sqlite import fts_query
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 COLLECTION = "chunks"
 # bm25() column weights for chunks_fts (id, title, heading, content, tags): a word in the note's
@@ -21,50 +21,50 @@ COLLECTION = "chunks"
 BM25_WEIGHTS = (0.0, 2.0, 1.5, 1.0, 1.0)
 
 
-def keyword_chunks(engine: Mnemo, query: str, n: int, mode: str = "or") -> list[tuple[str, float]]:
+def keyword_chunks(core: Core, query: str, n: int, mode: str = "or") -> list[tuple[str, float]]:
     """(chunk id, bm25 score) best first; bm25() is smaller-is-better so it is negated."""
     if mode == "or":
         from ..recall.keywords import prune_common
 
         # On a big vault a word in most chunks costs the most and ranks the least (see there).
-        query = " ".join(prune_common(engine, query.split(), table="chunks"))
+        query = " ".join(prune_common(core, query.split(), table="chunks"))
     match = fts_query(query, mode)
     if match is None or n <= 0:
         return []
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    rows = engine.store.query(
+    rows = core.store.query(
         f"SELECT id, bm25(chunks_fts, {weights}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
         (match, n),
     )
     return [(r[0], -float(r[1])) for r in rows]
 
 
-def vector_chunks(engine: Mnemo, query_vec: Any, n: int) -> list[tuple[str, float]]:
+def vector_chunks(core: Core, query_vec: Any, n: int) -> list[tuple[str, float]]:
     """(chunk id, cosine similarity) best first."""
     if n <= 0 or query_vec is None:
         return []
-    if not has_chunks(engine):
+    if not has_chunks(core):
         return []  # do not create an empty collection just to ask it
-    if engine.store.kv_get("vault.model_hash") != engine.embedder.model_hash:
+    if core.store.kv_get("vault.model_hash") != core.embedder.model_hash:
         return []  # vectors of another model (re-embedded at the next index): keyword ranking only
-    return engine.index.query(COLLECTION, query_vec, n)
+    return core.index.query(COLLECTION, query_vec, n)
 
 
-def has_chunks(engine: Mnemo) -> bool:
-    return bool(engine.store.query("SELECT 1 FROM chunks LIMIT 1"))
+def has_chunks(core: Core) -> bool:
+    return bool(core.store.query("SELECT 1 FROM chunks LIMIT 1"))
 
 
 def note_candidates(
-    engine: Mnemo, query: str, query_vec: Any, n: int
+    core: Core, query: str, query_vec: Any, n: int
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """(BM25 ranking of chunk ids best first, vector ranking of chunk ids best first with cosine
     similarity), ``n`` candidates each. Either list is empty when the vault has no chunks."""
-    if not has_chunks(engine):
+    if not has_chunks(core):
         return [], []
-    return keyword_chunks(engine, query, n), vector_chunks(engine, query_vec, n)
+    return keyword_chunks(core, query, n), vector_chunks(core, query_vec, n)
 
 
-def chunk_hits(engine: Mnemo, chunk_ids: list[str]) -> dict[str, Hit]:
+def chunk_hits(core: Core, chunk_ids: list[str]) -> dict[str, Hit]:
     """Hits for chunk ids (unknown ids are left out): ``tier="ltm"``, the note's vault-relative
     path, the chunk's heading and text, and ``meta`` with the note's ``title`` (and its
     ``mnemo_id`` when mnemo owns the note, so recall can fold the memory into its note).
@@ -74,7 +74,7 @@ def chunk_hits(engine: Mnemo, chunk_ids: list[str]) -> dict[str, Hit]:
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         marks = ",".join("?" * len(part))
-        rows = engine.store.query(
+        rows = core.store.query(
             "SELECT c.id, c.ord, c.heading, c.content, n.path, n.title, n.mnemo_id, n.tags, n.mtime "
             f"FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id IN ({marks})",
             part,

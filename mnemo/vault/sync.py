@@ -19,31 +19,31 @@ from .render import note_content, split_managed
 from .wikilinks import find_links
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 log = logging.getLogger(__name__)
 
 
-def _owner_path_ok(engine: Mnemo, note_path: str | None, rel: str, moved_from: str | None) -> bool:
+def _owner_path_ok(core: Core, note_path: str | None, rel: str, moved_from: str | None) -> bool:
     if note_path in (rel, moved_from):
         return True
-    vault = engine.settings.vault
+    vault = core.settings.vault
     return note_path is None or vault is None or not (vault / note_path).is_file()
 
 
-def sync_owned(engine: Mnemo, rel: str, parsed: ParsedNote, moved_from: str | None = None) -> bool:
+def sync_owned(core: Core, rel: str, parsed: ParsedNote, moved_from: str | None = None) -> bool:
     """Bring the memory of an owned note in line with the note. Returns whether it changed."""
     mid = parsed.mnemo_id
     if not mid:
         return False
-    m = engine.store.get_memory(mid)
+    m = core.store.get_memory(mid)
     if m is not None:
         from .recover import finish_cut_short
 
-        m = finish_cut_short(engine, m, rel, parsed)  # a promotion or demotion a kill cut short
+        m = finish_cut_short(core, m, rel, parsed)  # a promotion or demotion a kill cut short
     if m is None or m.status != Status.PROMOTED:
         return False
-    if not _owner_path_ok(engine, m.note_path, rel, moved_from):
+    if not _owner_path_ok(core, m.note_path, rel, moved_from):
         log.info("%s carries mnemo_id %s but the memory's note is %s: treated as a copy", rel, mid, m.note_path)
         return False
     content = note_content(parsed.body, is_body=True)
@@ -59,43 +59,43 @@ def sync_owned(engine: Mnemo, rel: str, parsed: ParsedNote, moved_from: str | No
             new = replace(new, tags=tags)
     if m.note_path != rel:
         new = replace(new, note_path=rel)
-    links_changed = _sync_links(engine, m.id, split_managed(parsed.body)[0])
+    links_changed = _sync_links(core, m.id, split_managed(parsed.body)[0])
     if new != m:
-        engine.update(new)
+        core.update(new)
         return True
     return links_changed
 
 
-def _sync_links(engine: Mnemo, mid: str, content: str) -> bool:
+def _sync_links(core: Core, mid: str, content: str) -> bool:
     """``wikilink`` links from this memory to the memories whose notes its content links to."""
     from .indexer import rows_by_name
 
     targets: set[str] = set()
     for ln in find_links(content):
-        for row in rows_by_name(engine, ln.name.rsplit("/", 1)[-1])[:1]:
-            if row.mnemo_id and row.mnemo_id != mid and engine.store.get_memory(row.mnemo_id) is not None:
+        for row in rows_by_name(core, ln.name.rsplit("/", 1)[-1])[:1]:
+            if row.mnemo_id and row.mnemo_id != mid and core.store.get_memory(row.mnemo_id) is not None:
                 targets.add(row.mnemo_id)
-    current = {ln.dst for ln in engine.store.links_of(mid, direction="out", rel="wikilink")}
+    current = {ln.dst for ln in core.store.links_of(mid, direction="out", rel="wikilink")}
     if current == targets:
         return False
-    now = engine.now()
-    with engine.write_lock, engine.store.tx():
+    now = core.now()
+    with core.write_lock, core.store.tx():
         for dst in current - targets:
-            engine.store.remove_links(mid, dst, "wikilink")
-        engine.store.add_links(Link(mid, dst, "wikilink", origin="person", created_at=now) for dst in targets - current)
+            core.store.remove_links(mid, dst, "wikilink")
+        core.store.add_links(Link(mid, dst, "wikilink", origin="person", created_at=now) for dst in targets - current)
     return True
 
 
-def note_gone(engine: Mnemo, mid: str, rel: str) -> None:
+def note_gone(core: Core, mid: str, rel: str) -> None:
     """The person deleted a promoted note: the memory is archived (never deleted; ``mnemo
     restore`` brings it back), so auto-promotion does not resurrect a note they removed."""
-    m = engine.store.get_memory(mid)
+    m = core.store.get_memory(mid)
     if m is None or m.status != Status.PROMOTED or m.note_path != rel:
         return
-    engine.set_status(replace(m, note_path=None), Status.ARCHIVED)
-    log_event(engine, "deleted", mid, rel)
+    core.set_status(replace(m, note_path=None), Status.ARCHIVED)
+    log_event(core, "deleted", mid, rel)
 
 
-def log_event(engine: Mnemo, kind: str, memory_id: str | None, path: str | None) -> None:
-    engine.store.execute("INSERT INTO vault_log (at, kind, memory_id, path) VALUES (?, ?, ?, ?)",
-                         (engine.now(), kind, memory_id, path))
+def log_event(core: Core, kind: str, memory_id: str | None, path: str | None) -> None:
+    core.store.execute("INSERT INTO vault_log (at, kind, memory_id, path) VALUES (?, ?, ?, ?)",
+                         (core.now(), kind, memory_id, path))

@@ -19,7 +19,7 @@ from .entities import link_for
 from .search import has_chunks, vector_chunks
 
 if TYPE_CHECKING:
-    from ..engine import Mnemo
+    from ..core import Core
 
 # Chosen by scripts/eval_weave.py on the train topics of its labelled set (memories and notes
 # written for it, near-misses that share only a common word, same-domain notes on other
@@ -44,21 +44,21 @@ class Neighbour:
     similarity: float
 
 
-def candidates(engine: Mnemo, m: Memory, exclude: Collection[str] = (), n: int = CANDIDATE_CHUNKS) -> list[Neighbour]:
+def candidates(core: Core, m: Memory, exclude: Collection[str] = (), n: int = CANDIDATE_CHUNKS) -> list[Neighbour]:
     """Every person's note among the ``n`` chunks nearest to the memory, best first, each with
     the cosine of its best chunk (no threshold: the evaluation script calibrates on these)."""
-    if not has_chunks(engine):
+    if not has_chunks(core):
         return []  # a vault with no notes indexed: nothing to embed the memory for
-    vec = engine.embedder.embed_query(m.content)
+    vec = core.embedder.embed_query(m.content)
     best: dict[str, float] = {}
-    for cid, sim in vector_chunks(engine, vec, n):
+    for cid, sim in vector_chunks(core, vec, n):
         best[cid] = max(sim, best.get(cid, -1.0))
     if not best:
         return []
-    archive = engine.settings.vault_cfg.archive_folder.strip("/") + "/"
+    archive = core.settings.vault_cfg.archive_folder.strip("/") + "/"
     ids = list(best)
     marks = ",".join("?" * len(ids))
-    rows = engine.store.query(
+    rows = core.store.query(
         f"SELECT c.id, n.path, n.title FROM chunks c JOIN notes n ON n.uid = c.note_uid "
         f"WHERE c.id IN ({marks}) AND n.mnemo_id IS NULL",
         ids,
@@ -74,26 +74,26 @@ def candidates(engine: Mnemo, m: Memory, exclude: Collection[str] = (), n: int =
     return sorted(notes.values(), key=lambda nb: (-nb.similarity, nb.path))
 
 
-def threshold_for(engine: Mnemo) -> float | None:
-    """The calibrated threshold of the engine's embedding model (None: not calibrated)."""
-    return CALIBRATED.get(engine.settings.embedding.model)
+def threshold_for(core: Core) -> float | None:
+    """The calibrated threshold of the core's embedding model (None: not calibrated)."""
+    return CALIBRATED.get(core.settings.embedding.model)
 
 
-def neighbours(engine: Mnemo, m: Memory, exclude: Collection[str] = (), threshold: float | None = None,
+def neighbours(core: Core, m: Memory, exclude: Collection[str] = (), threshold: float | None = None,
                limit: int = MAX_WOVEN) -> list[Neighbour]:
     """The best few of the person's notes about the memory's subject (cosine >= ``threshold``,
     by default the model's calibrated one; none when the model is not calibrated)."""
-    t = threshold if threshold is not None else threshold_for(engine)
+    t = threshold if threshold is not None else threshold_for(core)
     if t is None:
         return []
-    return [nb for nb in candidates(engine, m, exclude) if nb.similarity >= t][:limit]
+    return [nb for nb in candidates(core, m, exclude) if nb.similarity >= t][:limit]
 
 
-def woven_links(engine: Mnemo, m: Memory, exclude: Collection[str] = ()) -> list[str]:
+def woven_links(core: Core, m: Memory, exclude: Collection[str] = ()) -> list[str]:
     """Wikilinks to those notes, each resolving to an existing note."""
-    vault = engine.settings.vault
+    vault = core.settings.vault
     out: list[str] = []
-    for nb in neighbours(engine, m, exclude):
+    for nb in neighbours(core, m, exclude):
         if vault is not None and (vault / nb.path).is_file():  # the index may lag behind a deletion
-            out.append(link_for(engine, nb.path, nb.title))
+            out.append(link_for(core, nb.path, nb.title))
     return out

@@ -22,25 +22,25 @@ from typing import TYPE_CHECKING, Any
 from .steps import STEPS, select_steps
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
 
 __all__ = ["STEPS", "decide", "dream", "review", "select_steps"]
 
 
 # The runner (numpy, the index, the vault) loads on first use, not when the package is imported.
-def dream(engine: Mnemo, **kwargs: Any) -> dict[str, Any]:
+def dream(core: Core, **kwargs: Any) -> dict[str, Any]:
     from .runner import dream as run
 
-    return run(engine, **kwargs)
+    return run(core, **kwargs)
 
 
-def review(engine: Mnemo) -> list[dict[str, Any]]:
+def review(core: Core) -> list[dict[str, Any]]:
     from .runner import review as run
 
-    return run(engine)
+    return run(core)
 
 
-def decide(engine: Mnemo, cluster_id: str, accept: bool) -> dict[str, Any]:
+def decide(core: Core, cluster_id: str, accept: bool) -> dict[str, Any]:
     from .runner import decide as run
 
-    return run(engine, cluster_id, accept)
+    return run(core, cluster_id, accept)

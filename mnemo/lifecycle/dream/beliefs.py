@@ -17,7 +17,7 @@ from .journal import Op
 from .relate import relations
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from ...models import Memory
     from .context import ApplyContext, PlanContext
 
@@ -37,7 +37,7 @@ def plan(ctx: PlanContext) -> list[Op]:
             pairs[(new.id, old.id)] = (new, old, link)
     live = ctx.live()
     if live:
-        rows = ctx.engine.store.query("SELECT src, dst FROM links WHERE dir = 'out' AND rel = 'conflicts'")
+        rows = ctx.core.store.query("SELECT src, dst FROM links WHERE dir = 'out' AND rel = 'conflicts'")
         for src, dst in rows:
             a, b = live.get(src), live.get(dst)
             if a is None or b is None:
@@ -55,20 +55,20 @@ def plan(ctx: PlanContext) -> list[Op]:
     return ops
 
 
-def apply_conflict(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_conflict(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     p = op.payload
-    rows = engine.store.get_memories([p["new"], p["old"]])
+    rows = core.store.get_memories([p["new"], p["old"]])
     if len(rows) != 2:
         return {"status": "skipped", "new": p["new"], "old": p["old"], "reason": "a memory no longer exists"}
     old = rows[p["old"]]
     before = old.importance
     done = _penalised(old)
-    with engine.write_lock, engine.store.tx():
+    with core.write_lock, core.store.tx():
         if p["link"]:
-            engine.store.add_links([Link(p["new"], p["old"], "conflicts", p["origin"], p["weight"], actx.now)])
+            core.store.add_links([Link(p["new"], p["old"], "conflicts", p["origin"], p["weight"], actx.now)])
         if p["new"] not in done:
             probe = {"conflicts_with": [*done, p["new"]], "at": iso(actx.now)}
-            set_fields(engine, old.id, importance=round(before * p["factor"], 6), updated_at=actx.now,
+            set_fields(core, old.id, importance=round(before * p["factor"], 6), updated_at=actx.now,
                        meta={**old.meta, "belief_probe": probe})
         else:
             before = before / p["factor"] if p["factor"] else before  # an earlier attempt applied it

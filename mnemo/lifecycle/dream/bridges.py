@@ -15,7 +15,7 @@ from .journal import Op
 from .relate import entity_groups
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "bridges"
@@ -65,7 +65,7 @@ def plan(ctx: PlanContext) -> list[Op]:
         rel = f"shares_entity:{name}"
         for a, b in pairs:
             x, y = reps[a], reps[b]
-            have = {(ln.src, ln.dst) for ln in ctx.engine.store.links_of(x.id, rel=rel)}
+            have = {(ln.src, ln.dst) for ln in ctx.core.store.links_of(x.id, rel=rel)}
             if (x.id, y.id) in have or (y.id, x.id) in have:
                 continue
             ops.append(Op(NAME, "bridge", f"{key}:{x.id}:{y.id}", f"bridge {name}: {describe(a)} ↔ {describe(b)} ({x.id[:8]} ↔ {y.id[:8]})",
@@ -73,12 +73,12 @@ def plan(ctx: PlanContext) -> list[Op]:
     return ops
 
 
-def apply_bridge(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_bridge(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     p = op.payload
-    if len(engine.store.get_memories([p["a"], p["b"]])) != 2:
+    if len(core.store.get_memories([p["a"], p["b"]])) != 2:
         return {"status": "skipped", "entity": p["entity"], "reason": "a memory no longer exists"}
-    with engine.write_lock:
-        engine.store.add_links([Link(p["a"], p["b"], f"shares_entity:{p['entity']}", "rule", BRIDGE_WEIGHT, actx.now)])
+    with core.write_lock:
+        core.store.add_links([Link(p["a"], p["b"], f"shares_entity:{p['entity']}", "rule", BRIDGE_WEIGHT, actx.now)])
     return {"entity": p["entity"], "a": p["a"], "b": p["b"], "domains": p["domains"]}
 
 

@@ -25,7 +25,7 @@ from .notes import block_hash, find_block, first_sentence, put_block, render_blo
 from .relate import entity_groups
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "cards"
@@ -42,21 +42,21 @@ def _owned(text: str, rel: str) -> bool:
     return bool(mid and mid.startswith(ENTITY_PREFIX))
 
 
-def locate(engine: Mnemo, name: str) -> str | None:
+def locate(core: Core, name: str) -> str | None:
     """The vault-relative path of the entity's note (existing or to create), or None when a
     note by that name belongs to the person."""
     from ...vault.indexer import rows_by_name
     from ...vault.names import join_rel, note_filename
 
-    vault = engine.settings.vault
+    vault = core.settings.vault
     assert vault is not None
-    rows = rows_by_name(engine, name)
+    rows = rows_by_name(core, name)
     for r in rows:
         if r.mnemo_id and r.mnemo_id.startswith(ENTITY_PREFIX) and (vault / r.path).is_file():
             return r.path
     if any((vault / r.path).is_file() for r in rows):
         return None
-    rel = join_rel(engine.settings.vault_cfg.entities_folder, note_filename(name))
+    rel = join_rel(core.settings.vault_cfg.entities_folder, note_filename(name))
     path = vault / rel
     if path.is_file():
         return rel if _owned(path.read_text(encoding="utf-8", errors="replace"), rel) else None
@@ -85,7 +85,7 @@ def plan(ctx: PlanContext) -> list[Op]:
         changing = bool(set(ids) & touched) or key in moved
         if len(ids) < ctx.cfg.card_min_mentions and not changing:
             continue
-        rel = locate(ctx.engine, name)
+        rel = locate(ctx.core, name)
         if rel is None:
             continue
         text, digest = read_note_file(ctx.vault, rel) if (ctx.vault / rel).is_file() else (None, None)
@@ -102,24 +102,24 @@ def plan(ctx: PlanContext) -> list[Op]:
 
 
 def _card_is_current(ctx: PlanContext, name: str, key: str, names: list[str], text: str) -> bool:
-    block = render_block(card_lines(ctx.engine, name, key, _memories(ctx.engine, names), ctx.cfg.card_max_items, ctx.now))
+    block = render_block(card_lines(ctx.core, name, key, _memories(ctx.core, names), ctx.cfg.card_max_items, ctx.now))
     return _owned(text, "") and find_block(text) == block
 
 
-def _memories(engine: Mnemo, names: list[str]) -> list[Memory]:
+def _memories(core: Core, names: list[str]) -> list[Memory]:
     lowered = sorted({n.lower() for n in names})
     marks = ",".join("?" * len(lowered))
-    rows = engine.store.query(
+    rows = core.store.query(
         "SELECT id FROM memories m WHERE m.status IN ('active', 'promoted') AND EXISTS (SELECT 1 FROM "
         f"json_each(json_extract(m.fingerprint, '$.entities')) e WHERE lower(e.value) IN ({marks}))",
         lowered,
     )
-    out = list(engine.store.get_memories([r[0] for r in rows]).values())
+    out = list(core.store.get_memories([r[0] for r in rows]).values())
     out.sort(key=lambda m: (-m.importance, -m.created_at, m.id))
     return out
 
 
-def card_lines(engine: Mnemo, name: str, key: str, memories: list[Memory], limit: int, now: float) -> list[str]:
+def card_lines(core: Core, name: str, key: str, memories: list[Memory], limit: int, now: float) -> list[str]:
     from ...nlp.fingerprint import entity_key
     from ...vault.indexer import rows_by_name
     from .bridges import describe, domain
@@ -127,14 +127,14 @@ def card_lines(engine: Mnemo, name: str, key: str, memories: list[Memory], limit
     # No date in the card: it is a function of the memories alone, so a run with nothing new
     # leaves the note's bytes alone (the note's ``updated`` property says when it last changed).
     lines = [f"*{len(memories)} memories mention {name}.*", ""]
-    vault = engine.settings.vault
+    vault = core.settings.vault
     for m in memories[:limit]:
         where = f"`{m.id[:8]}`"
         if m.note_path and vault is not None and (vault / m.note_path).is_file():
             from ...vault.entities import link_for
             from ...vault.names import title_of
 
-            where = link_for(engine, m.note_path, title_of(m.note_path))
+            where = link_for(core, m.note_path, title_of(m.note_path))
         lines.append(f"- **{m.type.value}** {first_sentence(m.content)} ({where})")
     if len(memories) > limit:
         lines.append(f"- … and {len(memories) - limit} more")
@@ -153,12 +153,12 @@ def card_lines(engine: Mnemo, name: str, key: str, memories: list[Memory], limit
         names = []
         for k, _ in sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))[:5]:
             n = shown[k]
-            names.append(f"[[{n}]]" if rows_by_name(engine, n) else n)
+            names.append(f"[[{n}]]" if rows_by_name(core, n) else n)
         lines += ["", "**Mentioned with:** " + ", ".join(names)]
     return lines
 
 
-def apply_card(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_card(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     from ...vault import indexer
     from ...vault.entities import render_entity_note
     from ...vault.props import edit_frontmatter
@@ -169,8 +169,8 @@ def apply_card(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     out: dict[str, Any] = {"entity": name, "path": rel}
     if actx.vault is None:
         return {**out, "status": "skipped", "reason": "no vault"}
-    memories = _memories(engine, p["names"])
-    block = render_block(card_lines(engine, name, p["key"], memories, actx.cfg.card_max_items, actx.now))
+    memories = _memories(core, p["names"])
+    block = render_block(card_lines(core, name, p["key"], memories, actx.cfg.card_max_items, actx.now))
     path = actx.vault / rel
     if not path.is_file():
         if p["hash"] is not None:
@@ -181,7 +181,7 @@ def apply_card(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
             write_note(actx.vault, rel, put_block(render_entity_note(name, actx.now), block), expected_hash=None)
         except ConflictError:
             return {**out, "status": "skipped", "reason": "a note appeared there since the plan"}
-        indexer.index_note(engine, rel)
+        indexer.index_note(core, rel)
         return {**out, "card": "created", "memories": len(memories)}
     text, digest = read_note_file(actx.vault, rel)
     if not _owned(text, rel):
@@ -206,7 +206,7 @@ def apply_card(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
         write_note(actx.vault, rel, new, expected_hash=digest)
     except ConflictError:
         return {**out, "status": "skipped", "reason": "the note changed while the card was written; the person's version is kept"}
-    indexer.index_note(engine, rel)
+    indexer.index_note(core, rel)
     # "rebased" only when it happened: a run finished after a kill reports the same as one never cut
     return {**out, "card": "updated", "memories": len(memories), **({"rebased": True} if rebased else {})}
 

@@ -28,7 +28,7 @@ import numpy as np
 from .journal import Op
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "cluster"
@@ -88,13 +88,13 @@ def components(edges: list[tuple[str, str]]) -> list[list[str]]:
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g[0]))
 
 
-def _apart_pairs(engine: Mnemo, ids: set[str]) -> set[tuple[str, str]]:
+def _apart_pairs(core: Core, ids: set[str]) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
     marks = ",".join("?" * len(APART))
     todo = sorted(ids)
     for i in range(0, len(todo), 500):
         part = todo[i : i + 500]
-        rows = engine.store.query(
+        rows = core.store.query(
             f"SELECT src, dst FROM links WHERE dir = 'out' AND rel IN ({marks}) AND src IN ({','.join('?' * len(part))})",
             [*APART, *part],
         )
@@ -118,7 +118,7 @@ def find_clusters(ctx: PlanContext) -> list[Cluster]:
                 pair = (min(me, other), max(me, other))
                 edges[pair] = max(sim, edges.get(pair, -1.0))
     if edges:
-        apart = _apart_pairs(ctx.engine, {x for pair in edges for x in pair})
+        apart = _apart_pairs(ctx.core, {x for pair in edges for x in pair})
         for pair in apart:
             edges.pop(pair, None)
     out: list[Cluster] = []
@@ -134,14 +134,14 @@ def find_clusters(ctx: PlanContext) -> list[Cluster]:
     return out
 
 
-def known(engine: Mnemo) -> dict[str, dict[str, Any]]:
-    rows = engine.store.query("SELECT * FROM dream_clusters")
+def known(core: Core) -> dict[str, dict[str, Any]]:
+    rows = core.store.query("SELECT * FROM dream_clusters")
     return {r["id"]: {**dict(r), "members": json.loads(r["members"])} for r in rows}
 
 
 def plan(ctx: PlanContext) -> list[Op]:
     cfg = ctx.cfg
-    seen = known(ctx.engine)
+    seen = known(ctx.core)
     clusters = find_clusters(ctx)
     ops: list[Op] = []
     current: set[str] = set()
@@ -168,10 +168,10 @@ def plan(ctx: PlanContext) -> list[Op]:
     return ops
 
 
-def apply_review(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_review(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     p = op.payload
-    with engine.write_lock:
-        engine.store.execute(
+    with core.write_lock:
+        core.store.execute(
             "INSERT INTO dream_clusters (id, members, cohesion, status, first_seen, updated_at) "
             "VALUES (?, ?, ?, 'review', ?, ?) ON CONFLICT(id) DO UPDATE SET status = 'review', "
             "updated_at = excluded.updated_at WHERE dream_clusters.status = 'stale'",
@@ -180,14 +180,14 @@ def apply_review(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     return {"cluster_id": p["cluster_id"], "members": p["members"], "cohesion": p["cohesion"]}
 
 
-def apply_retire(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
-    with engine.write_lock:
-        engine.store.execute("UPDATE dream_clusters SET status = 'stale', updated_at = ? WHERE id = ? AND status = 'review'",
+def apply_retire(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
+    with core.write_lock:
+        core.store.execute("UPDATE dream_clusters SET status = 'stale', updated_at = ? WHERE id = ? AND status = 'review'",
                              (actx.now, op.payload["cluster_id"]))
     return {"cluster_id": op.payload["cluster_id"]}
 
 
-def apply_oversize(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_oversize(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     return {"cluster_id": op.payload["cluster_id"], "size": op.payload["size"]}  # reported only
 
 

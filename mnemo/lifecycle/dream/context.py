@@ -17,7 +17,7 @@ from ...models import Memory, Status
 
 if TYPE_CHECKING:
     from ...config import DreamSettings
-    from ...engine import Mnemo
+    from ...core import Core
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ class PlanContext:
     ``claimed`` holds the memories an earlier step already takes away (archives, freezes,
     merges), so a later step does not plan changes to them."""
 
-    engine: Mnemo
+    core: Core
     now: float
     cfg: DreamSettings
     vault: Path | None
@@ -45,7 +45,7 @@ class PlanContext:
     def all_live(self) -> dict[str, Memory]:
         if self._live is None:
             self._live = {}
-            for batch in self.engine.store.iter_memories(batch=2000, status=LIVE):
+            for batch in self.core.store.iter_memories(batch=2000, status=LIVE):
                 for m in batch:
                     self._live[m.id] = m
         return self._live
@@ -85,7 +85,7 @@ class PlanContext:
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         want = [i for i in ids if i not in self._vectors]
         if want:
-            self._vectors.update(self.engine.index.get_vectors("memories", want))
+            self._vectors.update(self.core.index.get_vectors("memories", want))
         return {i: self._vectors[i] for i in ids if i in self._vectors}
 
     def age_days(self, m: Memory) -> float:
@@ -97,13 +97,13 @@ class ApplyContext:
     operations (Chroma costs tens of milliseconds per write call); an operation is marked
     applied only after its group was flushed, so a kill before the flush redoes it."""
 
-    def __init__(self, engine: Mnemo, run_id: str, now: float, started_at: float) -> None:
-        self.engine = engine
+    def __init__(self, core: Core, run_id: str, now: float, started_at: float) -> None:
+        self.core = core
         self.run_id = run_id
         self.now = now
         self.started_at = started_at
-        self.cfg = engine.settings.dream
-        self.vault: Path | None = engine.settings.vault if engine.settings.vault and engine.settings.vault.is_dir() else None
+        self.cfg = core.settings.dream
+        self.vault: Path | None = core.settings.vault if core.settings.vault and core.settings.vault.is_dir() else None
         self.upserts: dict[str, np.ndarray | None] = {}  # id → vector (None: embed its content at the flush)
         self.meta: set[str] = set()
         self.freeze: dict[str, Memory] = {}
@@ -122,44 +122,44 @@ class ApplyContext:
         """Bring the vector index in line with the store for everything the pending operations
         changed. Every write is to the final state (upsert, metadata of the current row), so
         flushing again after a crash is harmless."""
-        from ...engine import vector_meta
+        from ...core import vector_meta
         from ..cold import freeze
 
-        engine = self.engine
+        core = self.core
         if not (self.upserts or self.meta or self.freeze):
             return
         ids = list(dict.fromkeys([*self.upserts, *self.meta]))
-        current = engine.store.get_memories(ids)
+        current = core.store.get_memories(ids)
         hot = {i: m for i, m in current.items() if m.status != Status.COLD}
         up_ids = [i for i in self.upserts if i in hot]
         missing = [i for i in up_ids if self.upserts[i] is None]
         if missing:
-            vecs = engine.embedder.embed([hot[i].content for i in missing])
+            vecs = core.embedder.embed([hot[i].content for i in missing])
             for i, v in zip(missing, vecs, strict=True):
                 self.upserts[i] = v
         meta_ids = [i for i in dict.fromkeys(self.meta) if i in hot and i not in self.upserts]
-        with engine.write_lock, engine.index_write():
+        with core.write_lock, core.index_write():
             if up_ids:
-                engine.index.upsert("memories", up_ids, np.stack([self.upserts[i] for i in up_ids]),
+                core.index.upsert("memories", up_ids, np.stack([self.upserts[i] for i in up_ids]),
                                     [vector_meta(hot[i]) for i in up_ids])
             if meta_ids:
-                engine.index.update_metadata("memories", meta_ids, [vector_meta(hot[i]) for i in meta_ids])
+                core.index.update_metadata("memories", meta_ids, [vector_meta(hot[i]) for i in meta_ids])
         if self.freeze:
-            rows = engine.store.get_memories(list(self.freeze))
+            rows = core.store.get_memories(list(self.freeze))
             todo = [m for m in rows.values() if m.status != Status.COLD]
             done = [i for i, m in rows.items() if m.status == Status.COLD]
             if todo:
-                freeze(engine, todo)
+                freeze(core, todo)
             if done:  # frozen by an earlier attempt that died before the index delete
-                with engine.write_lock, engine.index_write():
-                    engine.index.delete("memories", done)
+                with core.write_lock, core.index_write():
+                    core.index.delete("memories", done)
         self.upserts.clear()
         self.meta.clear()
         self.freeze.clear()
 
     # -- note history -------------------------------------------------------------------------
     def history_root(self) -> Path:
-        return history_root(self.engine)
+        return history_root(self.core)
 
     def keep_copy(self, rel: str) -> str | None:
         """Copy a note into the history folder before it is rewritten or moved. An earlier
@@ -185,13 +185,13 @@ class ApplyContext:
             shutil.copy2(src, tmp)
             tmp.chmod(FILE_MODE)
             tmp.replace(dst)
-        return str(dst.relative_to(self.engine.home))
+        return str(dst.relative_to(self.core.home))
 
 
-def history_root(engine: Mnemo) -> Path:
+def history_root(core: Core) -> Path:
     """The history folder: always inside MNEMO_HOME (mnemo writes nowhere else but the vault)."""
-    folder = Path(engine.settings.dream.history_folder or "dream-history").expanduser()
-    home = engine.home.resolve()
+    folder = Path(core.settings.dream.history_folder or "dream-history").expanduser()
+    home = core.home.resolve()
     root = (folder if folder.is_absolute() else home / folder).resolve()
     if root == home or not root.is_relative_to(home):
         raise ConfigError(f"dream.history_folder {folder} is not a folder inside MNEMO_HOME ({home})",
@@ -208,7 +208,7 @@ def history_dir_name(started_at: float, run_id: str) -> str:
 _SETTABLE = {"status", "layer", "archived_at", "updated_at", "meta", "note_path", "importance", "superseded_by"}
 
 
-def set_fields(engine: Mnemo, memory_id: str, **fields: Any) -> None:
+def set_fields(core: Core, memory_id: str, **fields: Any) -> None:
     """Change a few columns of a memory in place. Only fields outside the keyword index
     (content and tags are in FTS5; these are not), so no FTS rewrite is needed: with thousands
     of memories a full ``update_memory`` costs an FTS scan per call."""
@@ -220,4 +220,4 @@ def set_fields(engine: Mnemo, memory_id: str, **fields: Any) -> None:
     cols = {k: (json.dumps(v, ensure_ascii=False) if k == "meta" else (v.value if hasattr(v, "value") else v))
             for k, v in fields.items()}
     sets = ", ".join(f"{k} = :{k}" for k in cols)
-    engine.store.execute(f"UPDATE memories SET {sets} WHERE id = :id", {**cols, "id": memory_id})
+    core.store.execute(f"UPDATE memories SET {sets} WHERE id = :id", {**cols, "id": memory_id})

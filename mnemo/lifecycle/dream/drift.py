@@ -22,7 +22,7 @@ from .context import set_fields
 from .journal import Op
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "drift"
@@ -35,11 +35,11 @@ _RELATIVE = re.compile(rf"(?<![\w/.:~\\-])((?:{_SEG}/)+{_SEG}\.[A-Za-z0-9]{{1,8}
 _TRAIL = ".,;:!?)]}'\"`"
 
 
-def roots(engine: Mnemo) -> list[Path]:
+def roots(core: Core) -> list[Path]:
     out: list[Path] = []
-    if engine.settings.vault is not None:
-        out.append(Path(os.path.realpath(engine.settings.vault)))
-    for r in engine.settings.dream.drift_roots:
+    if core.settings.vault is not None:
+        out.append(Path(os.path.realpath(core.settings.vault)))
+    for r in core.settings.dream.drift_roots:
         out.append(Path(os.path.realpath(Path(r).expanduser())))
     return list(dict.fromkeys(out))
 
@@ -72,7 +72,7 @@ def cited_paths(text: str, under: list[Path]) -> list[Path]:
 
 
 def plan(ctx: PlanContext) -> list[Op]:
-    under = roots(ctx.engine)
+    under = roots(ctx.core)
     if not under:
         return []
     ops: list[Op] = []
@@ -91,24 +91,24 @@ def plan(ctx: PlanContext) -> list[Op]:
     return ops
 
 
-def apply_flag(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
-    m = engine.store.get_memory(op.payload["id"])
+def apply_flag(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
+    m = core.store.get_memory(op.payload["id"])
     if m is None:
         return {"status": "skipped", "id": op.payload["id"], "reason": "the memory no longer exists"}
     flag = {"missing": op.payload["missing"], "at": iso(actx.now)}
     if m.meta.get(FLAG) != flag:
-        with engine.write_lock:
-            set_fields(engine, m.id, meta={**m.meta, FLAG: flag}, updated_at=actx.now)
+        with core.write_lock:
+            set_fields(core, m.id, meta={**m.meta, FLAG: flag}, updated_at=actx.now)
     return {"id": m.id, "missing": op.payload["missing"]}
 
 
-def apply_unflag(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
-    m = engine.store.get_memory(op.payload["id"])
+def apply_unflag(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
+    m = core.store.get_memory(op.payload["id"])
     if m is None:
         return {"status": "skipped", "id": op.payload["id"], "reason": "the memory no longer exists"}
     if FLAG in m.meta:
-        with engine.write_lock:
-            set_fields(engine, m.id, meta={k: v for k, v in m.meta.items() if k != FLAG}, updated_at=actx.now)
+        with core.write_lock:
+            set_fields(core, m.id, meta={k: v for k, v in m.meta.items() if k != FLAG}, updated_at=actx.now)
     return {"id": m.id}
 
 

@@ -15,14 +15,14 @@ from .context import set_fields
 from .journal import Op
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "forget"
 
 
 def plan(ctx: PlanContext) -> list[Op]:
-    p, memories = gc_plan(ctx.engine, ctx.now)
+    p, memories = gc_plan(ctx.core, ctx.now)
     ops: list[Op] = []
     moved = {d["id"]: d["to"] for d in p.layers}
     gone: set[str] = set()
@@ -56,9 +56,9 @@ def _changed(m: Any, op: Op) -> str | None:
     return None
 
 
-def apply_archive(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_archive(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     mid = op.payload["id"]
-    m = engine.store.get_memory(mid)
+    m = core.store.get_memory(mid)
     if m is not None and m.status == Status.ARCHIVED and m.archived_at == actx.now:
         actx.touch_meta(mid)  # this run archived it already; the index may not know yet
         return {"id": mid, "reason": op.payload["reason"]}
@@ -68,15 +68,15 @@ def apply_archive(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     if why:
         return {"status": "skipped", "id": mid, "reason": why}
     layer = Layer(op.payload["layer"]) if op.payload.get("layer") else m.layer
-    with engine.write_lock:
-        set_fields(engine, mid, status=Status.ARCHIVED, layer=layer, archived_at=actx.now, updated_at=actx.now)
+    with core.write_lock:
+        set_fields(core, mid, status=Status.ARCHIVED, layer=layer, archived_at=actx.now, updated_at=actx.now)
     actx.touch_meta(mid)
     return {"id": mid, "reason": op.payload["reason"]}
 
 
-def apply_freeze(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_freeze(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     mid = op.payload["id"]
-    m = engine.store.get_memory(mid)
+    m = core.store.get_memory(mid)
     if m is not None and m.status == Status.COLD:
         actx.freeze_later(m)  # makes sure its vector left the hot index
         return {"id": mid, "reason": op.payload["reason"]}
@@ -90,17 +90,17 @@ def apply_freeze(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     return {"id": mid, "reason": op.payload["reason"]}
 
 
-def apply_layer(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_layer(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     mid = op.payload["id"]
-    m = engine.store.get_memory(mid)
+    m = core.store.get_memory(mid)
     if m is None:
         return {"status": "skipped", "id": mid, "reason": "the memory no longer exists"}
     if m.layer.value == op.payload["to"]:
         return {"id": mid, "to": op.payload["to"]}
     if m.layer.value != op.payload["from"]:
         return {"status": "skipped", "id": mid, "reason": f"its layer is {m.layer.value} now"}
-    with engine.write_lock:
-        set_fields(engine, mid, layer=Layer(op.payload["to"]), updated_at=actx.now)
+    with core.write_lock:
+        set_fields(core, mid, layer=Layer(op.payload["to"]), updated_at=actx.now)
     actx.touch_meta(mid)
     return {"id": mid, "to": op.payload["to"]}
 

@@ -35,7 +35,7 @@ from .context import set_fields
 from .journal import Op, checkpoint
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "merge"
@@ -81,7 +81,7 @@ def consolidate(texts: list[str]) -> str:
     return out
 
 
-def mergeable(engine: Mnemo, members: list[Memory]) -> str | None:
+def mergeable(core: Core, members: list[Memory]) -> str | None:
     """Why these members must not merge without a person, or None."""
     from ...graph.rules import exclusive
     from ...judge import make_judge
@@ -90,7 +90,7 @@ def mergeable(engine: Mnemo, members: list[Memory]) -> str | None:
     for other in members[1:]:
         if exclusive(base, other) or exclusive(other, base):
             return f"{base.id[:8]} and {other.id[:8]} contradict each other"
-    judge = make_judge(engine.settings)
+    judge = make_judge(core.settings)
     if judge.name != "rules":
         for other in members[1:]:
             if not judge.same(base, other):
@@ -101,7 +101,7 @@ def mergeable(engine: Mnemo, members: list[Memory]) -> str | None:
 def _archive_path(ctx: PlanContext, m: Memory, taken: set[str]) -> str:
     from ...vault.names import join_rel, note_filename, title_of
 
-    folder = ctx.engine.settings.vault_cfg.archive_folder
+    folder = ctx.core.settings.vault_cfg.archive_folder
     rel = join_rel(folder, m.note_path.rsplit("/", 1)[-1])
     if rel in taken or (ctx.vault / rel).exists():
         rel = join_rel(folder, note_filename(f"{title_of(m.note_path)} ({m.id[:8]})"))
@@ -153,13 +153,13 @@ def auto_merges(ctx: PlanContext) -> list[tuple[Cluster, str | None]]:
         members = [live[i] for i in c.members if i in live]
         if len(members) != c.size:
             continue
-        out.append((c, mergeable(ctx.engine, sorted(members, key=rank))))
+        out.append((c, mergeable(ctx.core, sorted(members, key=rank))))
     ctx.shared["auto_merges"] = out
     return out
 
 
 def plan(ctx: PlanContext) -> list[Op]:
-    seen = known(ctx.engine)
+    seen = known(ctx.core)
     only: set[str] | None = ctx.shared.get("only_clusters")
     ops: list[Op] = []
     live = ctx.live()  # clusters are disjoint: what one merge claims, no other cluster holds
@@ -168,20 +168,20 @@ def plan(ctx: PlanContext) -> list[Op]:
             if blocked or seen.get(c.id, {}).get("status") in ("rejected", "merged"):
                 continue
             members = [live[i] for i in c.members if i in live and i not in ctx.claimed]
-            if len(members) != c.size or ctx.engine.store.get_memory(merged_id(c.id)) is not None:
+            if len(members) != c.size or ctx.core.store.get_memory(merged_id(c.id)) is not None:
                 continue
             ops.append(_op(ctx, c.id, members, c.cohesion, accepted=False))
     for cid, row in sorted(seen.items()):
         if row["status"] != "accepted" or (only is not None and cid not in only):
             continue
         members = [live[i] for i in row["members"] if i in live and i not in ctx.claimed]
-        if len(members) == len(row["members"]) >= 2 and ctx.engine.store.get_memory(merged_id(cid)) is None:
+        if len(members) == len(row["members"]) >= 2 and ctx.core.store.get_memory(merged_id(cid)) is None:
             ops.append(_op(ctx, cid, members, float(row["cohesion"]), accepted=True))
     return ops
 
 
 # -- applying -----------------------------------------------------------------------------------
-def _consolidated(engine: Mnemo, new_id: str, members: list[Memory], content: str, cid: str, now: float) -> Memory:
+def _consolidated(core: Core, new_id: str, members: list[Memory], content: str, cid: str, now: float) -> Memory:
     from ...nlp.tokens import count_tokens
 
     base = members[0]
@@ -218,16 +218,16 @@ def _consolidated(engine: Mnemo, new_id: str, members: list[Memory], content: st
         cross_domain_count=sum(m.cross_domain_count for m in members),
         last_review_at=max(reviewed) if reviewed else None, event_at=base.event_at,
         expires_at=None if any(e is None for e in expires) else max(e for e in expires if e is not None),
-        embed_model=engine.embedder.model_hash,
+        embed_model=core.embedder.model_hash,
     )
 
 
-def _check(engine: Mnemo, op: Op, actx: ApplyContext) -> tuple[list[Memory], set[str], str | None]:
+def _check(core: Core, op: Op, actx: ApplyContext) -> tuple[list[Memory], set[str], str | None]:
     """(members, the ids this merge already archived, why it must not go on)."""
     from ...vault.writer import current_hash
 
     p = op.payload
-    rows = engine.store.get_memories(p["members"])
+    rows = core.store.get_memories(p["members"])
     done: set[str] = set()
     members: list[Memory] = []
     for mid in p["members"]:
@@ -250,36 +250,36 @@ def _check(engine: Mnemo, op: Op, actx: ApplyContext) -> tuple[list[Memory], set
     return members, done, None
 
 
-def apply_merge(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_merge(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     p = op.payload
     new_id, cid = p["new_id"], p["cluster_id"]
-    members, done, why = _check(engine, op, actx)
+    members, done, why = _check(core, op, actx)
     if why:
         return {"status": "skipped", "cluster_id": cid, "reason": why}
     now = actx.now
     if not done:
-        new = _consolidated(engine, new_id, members, p["content"], cid, now)
+        new = _consolidated(core, new_id, members, p["content"], cid, now)
         ids = [m.id for m in members]
         inside = set(ids)
         links: list[Link] = []
         for m in members:
-            for ln in engine.store.links_of(m.id):
+            for ln in core.store.links_of(m.id):
                 src = new_id if ln.src in inside else ln.src
                 dst = new_id if ln.dst in inside else ln.dst
                 if src != dst:
                     links.append(replace(ln, src=src, dst=dst))
             links.append(Link(m.id, new_id, "consolidated_into", "rule", 1.0, now))
         notes = p["notes"]
-        with engine.write_lock, engine.store.tx() as conn:
-            if engine.store.get_memory(new_id) is None:
-                engine.store.insert_memories([new])
+        with core.write_lock, core.store.tx() as conn:
+            if core.store.get_memory(new_id) is None:
+                core.store.insert_memories([new])
                 marks = ",".join("?" * len(ids))
                 conn.execute(f"INSERT INTO uses (memory_id, at, kind, context) SELECT ?, at, kind, context FROM uses "
                              f"WHERE memory_id IN ({marks})", [new_id, *ids])
-            engine.store.add_links(links)
+            core.store.add_links(links)
             for m in members:
                 note = notes.get(m.id)
-                set_fields(engine, m.id, status=Status.ARCHIVED, archived_at=now, updated_at=now,
+                set_fields(core, m.id, status=Status.ARCHIVED, archived_at=now, updated_at=now,
                            note_path=note["archive_to"] if note else m.note_path,
                            meta={**(m.meta or {}), "consolidated_into": new_id})
             conn.execute(
@@ -288,24 +288,24 @@ def apply_merge(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
                 "updated_at = excluded.updated_at, merged_into = excluded.merged_into",
                 (cid, json.dumps(p["members"]), p["cohesion"], now, now, new_id),
             )
-            _queue_enrichment(engine, [new_id], now)
+            _queue_enrichment(core, [new_id], now)
         checkpoint(f"merge:{cid}:stored")  # the store holds the merge; index and notes follow
     actx.upsert(new_id)
     actx.touch_meta(*p["members"])
     result: dict[str, Any] = {"cluster_id": cid, "new_id": new_id, "members": p["members"], "accepted": p["accepted"]}
     if p["notes"] and actx.vault is not None:
-        result.update(_notes(engine, op, actx))
+        result.update(_notes(core, op, actx))
     return result
 
 
-def _queue_enrichment(engine: Mnemo, ids: list[str], now: float) -> None:
+def _queue_enrichment(core: Core, ids: list[str], now: float) -> None:
     """New memories get their entity index and links from the graph's enrichment queue."""
     from ...graph import db
 
-    db.queue(engine.store, ids, now)
+    db.queue(core.store, ids, now)
 
 
-def _notes(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def _notes(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     """Archive the members' notes (history copy first) and promote the new memory."""
     from ...vault import indexer
     from ...vault.names import join_rel, note_filename, title_of
@@ -318,9 +318,9 @@ def _notes(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
     p = op.payload
     vault = actx.vault
     assert vault is not None
-    new = engine.store.get_memory(p["new_id"])
+    new = core.store.get_memory(p["new_id"])
     assert new is not None
-    expected = join_rel(engine.settings.vault_cfg.memories_folder, note_filename(title_for(new)))
+    expected = join_rel(core.settings.vault_cfg.memories_folder, note_filename(title_for(new)))
     kept: list[str] = []
     moved: list[str] = []
     for mid in p["members"]:  # the members' order: the journal stores the notes sorted by id
@@ -337,16 +337,16 @@ def _notes(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
             except (ConflictError, VaultError):
                 kept.append(src)
                 continue
-            indexer.move_note(engine, src, dst)
+            indexer.move_note(core, src, dst)
             moved.append(dst)
         elif (vault / dst).is_file() and parse_note(dst, read_note_file(vault, dst)[0]).mnemo_id == mid:
-            indexer.index_note(engine, dst)  # moved by an interrupted attempt
+            indexer.index_note(core, dst)  # moved by an interrupted attempt
             moved.append(dst)
         elif text is not None:
             kept.append(src)  # edited by a person during the merge: their note stays where it is
     actx.flush()  # the new memory's vector first: promotion updates its metadata
     try:
-        note = promote_one(engine, engine.get(p["new_id"]))
+        note = promote_one(core, core.get(p["new_id"]))
     except MnemoError as exc:
         return {"note": None, "note_error": exc.message, "archived_notes": moved, "kept_notes": kept}
     if note.path != expected:  # the title was taken: point the archived notes at the real one

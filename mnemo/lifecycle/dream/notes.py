@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from ...models import Memory
 
 CARD_HEADING = "## What the memories say"
@@ -29,16 +29,16 @@ def first_sentence(text: str, n: int = 160) -> str:
     return short(m.group(1) if m and len(m.group(1)) >= 20 else one, n)
 
 
-def ref(engine: Mnemo, m: Memory | None, memory_id: str = "") -> str:
+def ref(core: Core, m: Memory | None, memory_id: str = "") -> str:
     """``[[Note]]`` for a memory with a note in the vault, else `` `id8` first words``."""
     if m is None:
         return f"`{memory_id[:8]}` (gone)"
-    vault = engine.settings.vault
+    vault = core.settings.vault
     if m.note_path and vault is not None and (vault / m.note_path).is_file():
         from ...vault.entities import link_for
         from ...vault.names import title_of
 
-        return link_for(engine, m.note_path, title_of(m.note_path))
+        return link_for(core, m.note_path, title_of(m.note_path))
     return f"`{m.id[:8]}` {short(m.content, 70)}"
 
 

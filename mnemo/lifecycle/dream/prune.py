@@ -15,7 +15,7 @@ from .context import history_root
 from .journal import Op
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "prune"
@@ -28,8 +28,8 @@ _TABLES = {
 }
 
 
-def old_history(engine: Mnemo, cutoff: float) -> list[str]:
-    root = history_root(engine)
+def old_history(core: Core, cutoff: float) -> list[str]:
+    root = history_root(core)
     if not root.is_dir():
         return []
     out = []
@@ -47,10 +47,10 @@ def plan(ctx: PlanContext) -> list[Op]:
     cutoff = ctx.now - ctx.cfg.prune_days * DAY
     found: dict[str, Any] = {}
     for name, sql in _TABLES.items():
-        n = int(ctx.engine.store.query(sql, (cutoff,))[0][0])
+        n = int(ctx.core.store.query(sql, (cutoff,))[0][0])
         if n:
             found[name] = n
-    history = old_history(ctx.engine, cutoff)
+    history = old_history(ctx.core, cutoff)
     if history:
         found["history"] = len(history)
     if not found:
@@ -60,16 +60,16 @@ def plan(ctx: PlanContext) -> list[Op]:
                {"cutoff": cutoff, "counts": found, "history": history})]
 
 
-def apply_prune(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_prune(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     cutoff = op.payload["cutoff"]
-    with engine.write_lock, engine.store.tx() as conn:
+    with core.write_lock, core.store.tx() as conn:
         conn.execute("DELETE FROM uses WHERE at < ?", (cutoff,))
         conn.execute("DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?", (cutoff,))
         conn.execute("DELETE FROM dream_ops WHERE run_id IN (SELECT id FROM dream_runs WHERE status = 'done' AND started_at < ?)", (cutoff,))
         conn.execute("DELETE FROM dream_runs WHERE status = 'done' AND started_at < ?", (cutoff,))
         conn.execute("DELETE FROM dream_clusters WHERE status IN ('stale', 'merged') AND updated_at < ?", (cutoff,))
         conn.execute("DELETE FROM vault_log WHERE at < ?", (cutoff,))
-    root = history_root(engine)
+    root = history_root(core)
     for name in op.payload["history"]:
         target = root / name
         if target.is_dir() and target.resolve().is_relative_to(root):

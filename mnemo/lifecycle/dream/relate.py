@@ -31,7 +31,7 @@ def neighbours(ctx: PlanContext) -> dict[str, list[tuple[str, float]]]:
     out: dict[str, list[tuple[str, float]]] = {}
     for start in range(0, len(ids), QUERY_BATCH):
         part = ids[start : start + QUERY_BATCH]
-        found = ctx.engine.index.query_many("memories", np.stack([vecs[i] for i in part]), k)
+        found = ctx.core.index.query_many("memories", np.stack([vecs[i] for i in part]), k)
         for me, hits in zip(part, found, strict=True):
             out[me] = [(o, s) for o, s in hits if o != me and o in live]
     ctx.shared["neighbours"] = out
@@ -53,10 +53,10 @@ def entity_groups(ctx: PlanContext) -> dict[str, tuple[str, list[str]]]:
             shown, ids = groups.setdefault(key, (name, []))
             if m.id not in ids:
                 ids.append(m.id)
-    if groups and ctx.engine.store.query("SELECT 1 FROM sqlite_master WHERE name = 'memory_entities'"):
+    if groups and ctx.core.store.query("SELECT 1 FROM sqlite_master WHERE name = 'memory_entities'"):
         from ...graph.db import canonical_names
 
-        canon = canonical_names(ctx.engine.store, sorted(groups))
+        canon = canonical_names(ctx.core.store, sorted(groups))
         groups = {k: (canon.get(k, shown), sorted(ids)) for k, (shown, ids) in groups.items()}
     else:
         groups = {k: (shown, sorted(ids)) for k, (shown, ids) in groups.items()}
@@ -70,7 +70,7 @@ def _linked_pairs(ctx: PlanContext, ids: set[str], rels: tuple[str, ...]) -> set
     marks = ",".join("?" * len(rels))
     for i in range(0, len(todo), 500):
         part = todo[i : i + 500]
-        rows = ctx.engine.store.query(
+        rows = ctx.core.store.query(
             f"SELECT src, dst FROM links WHERE dir = 'out' AND rel IN ({marks}) AND src IN ({','.join('?' * len(part))})",
             [*rels, *part],
         )
@@ -89,7 +89,7 @@ def relations(ctx: PlanContext) -> list[tuple[Link, Memory, Memory]]:
     from ...judge import make_judge
     from ...nlp.fingerprint import entity_key
 
-    judge = make_judge(ctx.engine.settings)
+    judge = make_judge(ctx.core.settings)
     live = ctx.live()
     near = neighbours(ctx)
     have = _linked_pairs(ctx, set(near), ("supersedes", "conflicts", "consolidated_into", "split_from"))

@@ -16,27 +16,27 @@ from .journal import Journal, Op
 from .notes import ref, short
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext
 
 MAX_LINES = 200  # per section; the journal keeps the rest
 
 
-def report_path(engine: Mnemo, started_at: float, run_id: str) -> str:
+def report_path(core: Core, started_at: float, run_id: str) -> str:
     from ...vault.names import join_rel, note_filename
 
     stamp = datetime.fromtimestamp(started_at, tz=UTC).strftime("%Y-%m-%d %H%M")
-    return join_rel(engine.settings.vault_cfg.dreams_folder, note_filename(f"Dream {stamp} {run_id[:6]}"))
+    return join_rel(core.settings.vault_cfg.dreams_folder, note_filename(f"Dream {stamp} {run_id[:6]}"))
 
 
-def render(engine: Mnemo, run_id: str, started_at: float, ops: list[Op]) -> str:
+def render(core: Core, run_id: str, started_at: float, ops: list[Op]) -> str:
     from ...vault.props import render_frontmatter
 
     memo: dict[str, Any] = {}
 
     def mem(mid: str) -> str:
         if mid not in memo:
-            memo[mid] = ref(engine, engine.store.get_memory(mid), mid)
+            memo[mid] = ref(core, core.store.get_memory(mid), mid)
         return memo[mid]
 
     done = [op for op in ops if op.status == "applied" and op.kind != "report"]
@@ -84,15 +84,15 @@ def render(engine: Mnemo, run_id: str, started_at: float, ops: list[Op]) -> str:
     return render_frontmatter(props) + head + body.rstrip("\n") + "\n"
 
 
-def apply_report(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_report(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     from ...vault import indexer
     from ...vault.writer import read_note_file, write_note
 
     if actx.vault is None:
         return {"path": None}
-    ops = [o for o in Journal(engine.store).ops(actx.run_id) if o.seq != op.seq]
-    rel = report_path(engine, actx.started_at, actx.run_id)
-    text = render(engine, actx.run_id, actx.started_at, ops)
+    ops = [o for o in Journal(core.store).ops(actx.run_id) if o.seq != op.seq]
+    rel = report_path(core, actx.started_at, actx.run_id)
+    text = render(core, actx.run_id, actx.started_at, ops)
     if (actx.vault / rel).is_file():
         current, _ = read_note_file(actx.vault, rel)
         if current != text:  # a person edited an earlier attempt's report: keep theirs
@@ -102,5 +102,5 @@ def apply_report(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
             write_note(actx.vault, rel, text, expected_hash=None)
         except ConflictError:
             return {"path": rel, "kept": True}
-    indexer.index_note(engine, rel)
+    indexer.index_note(core, rel)
     return {"path": rel, "summary": short(text.split("\n## ", 1)[-1], 120)}

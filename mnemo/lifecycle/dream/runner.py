@@ -30,7 +30,7 @@ from .journal import MAX_ATTEMPTS, Journal, Op, checkpoint
 from .steps import select_steps
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +55,10 @@ def _appliers() -> dict[str, Callable[..., dict[str, Any]]]:
 
 
 # -- planning -------------------------------------------------------------------------------------
-def plan(engine: Mnemo, steps: list[str], now: float, only_clusters: set[str] | None = None,
+def plan(core: Core, steps: list[str], now: float, only_clusters: set[str] | None = None,
          progress: Progress | None = None) -> tuple[list[Op], dict[str, float]]:
-    vault = engine.settings.vault if engine.settings.vault and engine.settings.vault.is_dir() else None
-    ctx = PlanContext(engine=engine, now=now, cfg=engine.settings.dream, vault=vault)
+    vault = core.settings.vault if core.settings.vault and core.settings.vault.is_dir() else None
+    ctx = PlanContext(core=core, now=now, cfg=core.settings.dream, vault=vault)
     if only_clusters is not None:
         ctx.shared["only_clusters"] = only_clusters
     mods = _modules()
@@ -106,29 +106,29 @@ def _groups(ops: list[Op]) -> list[list[Op]]:
     return out
 
 
-def apply(engine: Mnemo, run_id: str, started_at: float, ops: list[Op], seconds: dict[str, float],
+def apply(core: Core, run_id: str, started_at: float, ops: list[Op], seconds: dict[str, float],
           progress: Progress | None = None) -> None:
     from ...vault import vault_lock
 
-    journal = Journal(engine.store)
+    journal = Journal(core.store)
     appliers = _appliers()
-    actx = ApplyContext(engine, run_id, now=started_at, started_at=started_at)
+    actx = ApplyContext(core, run_id, now=started_at, started_at=started_at)
     todo = [op for op in ops if op.status == "planned"]
     given_up = [op for op in todo if op.attempts >= MAX_ATTEMPTS]
     for op in given_up:
         op.status, op.result = "failed", {"error": f"gave up after {op.attempts} interrupted attempts"}
     if given_up:
-        journal.settle(run_id, given_up, engine.now())
+        journal.settle(run_id, given_up, core.now())
     todo = [op for op in todo if op.status == "planned"]
     groups = _groups(todo)
-    with vault_lock(engine):
+    with vault_lock(core):
         for n, group in enumerate(groups):
             t0 = time.perf_counter()
             step = group[0].step
             for op in group:
                 journal.attempt(run_id, [op.seq])  # counted before: an op that kills every attempt is given up
                 try:
-                    result = dict(appliers[op.kind](engine, op, actx))
+                    result = dict(appliers[op.kind](core, op, actx))
                 except MnemoError as exc:
                     log.warning("dream %s: %s failed: %s", run_id, op.summary, exc.message)
                     result = {"status": "failed", "error": exc.message}
@@ -137,7 +137,7 @@ def apply(engine: Mnemo, run_id: str, started_at: float, ops: list[Op], seconds:
                 checkpoint(f"{op.step}:{op.kind}:{op.seq}")
             actx.flush()
             checkpoint(f"{step}:flushed")
-            journal.settle(run_id, group, engine.now())
+            journal.settle(run_id, group, core.now())
             checkpoint(f"{step}:done")
             seconds[step] = seconds.get(step, 0.0) + time.perf_counter() - t0
             if progress and (n + 1 == len(groups) or groups[n + 1][0].step != step):
@@ -164,27 +164,27 @@ def _summary(ops: Sequence[Op]) -> dict[str, Any]:
     }
 
 
-def _finish(engine: Mnemo, run_id: str, journal: Journal) -> dict[str, Any]:
+def _finish(core: Core, run_id: str, journal: Journal) -> dict[str, Any]:
     ops = journal.ops(run_id)
     summary = _summary(ops)
     report = next((op.result or {} for op in ops if op.kind == "report"), {})
-    journal.finish(run_id, engine.now(), summary, report.get("path"))
+    journal.finish(run_id, core.now(), summary, report.get("path"))
     checkpoint("finished")
     return {**summary, "report": report.get("path"), "ops": [op.to_dict() for op in ops]}
 
 
-def dream(engine: Mnemo, dry_run: bool = False, steps: Sequence[str] | str | None = None,
+def dream(core: Core, dry_run: bool = False, steps: Sequence[str] | str | None = None,
           only_clusters: set[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Plan the selected steps and, unless ``dry_run``, apply them (see the module docstring).
     ``progress(1)`` is called as each step is planned and as each step with work is applied."""
     t_start = time.perf_counter()
-    journal = Journal(engine.store)
+    journal = Journal(core.store)
     unfinished = journal.unfinished()
     if unfinished is not None:
-        return _resume(engine, unfinished, dry_run, t_start, progress)
-    chosen = select_steps(steps, engine.settings.dream.steps)
-    now = engine.now()
-    ops, plan_seconds = plan(engine, chosen, now, only_clusters, progress)
+        return _resume(core, unfinished, dry_run, t_start, progress)
+    chosen = select_steps(steps, core.settings.dream.steps)
+    now = core.now()
+    ops, plan_seconds = plan(core, chosen, now, only_clusters, progress)
     run_id = run_id_for(now, journal.count(), ops)
     base = {"run_id": run_id, "started_at": iso(now), "steps": chosen, "resumed": False}
     if ops:  # the report is an operation of the plan too: the dry run lists exactly what a run applies
@@ -193,37 +193,37 @@ def dream(engine: Mnemo, dry_run: bool = False, steps: Sequence[str] | str | Non
         if progress and not dry_run:
             progress(len(chosen) + 1)
         return {**base, "dry_run": dry_run, "planned": len(ops), "counts": counts(ops),
-                "ops": [op.to_dict() for op in ops], "review": review(engine),
+                "ops": [op.to_dict() for op in ops], "review": review(core),
                 **({} if dry_run else {"applied": 0, "done": {}, "skipped": [], "failed": [], "report": None}),
                 "seconds": {"plan": _round(plan_seconds), "total": round(time.perf_counter() - t_start, 3)}}
     journal.begin(run_id, now, chosen, ops)
     checkpoint("planned")
     apply_seconds: dict[str, float] = {}
     ticks = _Ticks(progress, len(chosen) + 1)  # plan() gave one tick per step already
-    apply(engine, run_id, now, ops, apply_seconds, ticks)
+    apply(core, run_id, now, ops, apply_seconds, ticks)
     ticks.finish()
-    out = _finish(engine, run_id, journal)
-    return {**base, "dry_run": False, **out, "counts": counts(ops), "review": review(engine),
+    out = _finish(core, run_id, journal)
+    return {**base, "dry_run": False, **out, "counts": counts(ops), "review": review(core),
             "seconds": {"plan": _round(plan_seconds), "apply": _round(apply_seconds),
                         "total": round(time.perf_counter() - t_start, 3)}}
 
 
-def _resume(engine: Mnemo, run: dict[str, Any], dry_run: bool, t_start: float,
+def _resume(core: Core, run: dict[str, Any], dry_run: bool, t_start: float,
             progress: Progress | None = None) -> dict[str, Any]:
-    journal = Journal(engine.store)
+    journal = Journal(core.store)
     run_id = run["id"]
     ops = journal.ops(run_id)
     base = {"run_id": run_id, "started_at": iso(run["started_at"]), "steps": run["steps"], "resumed": True}
     if dry_run:
         pending = [op for op in ops if op.status == "planned"]
         return {**base, "dry_run": True, "planned": len(pending), "counts": counts(pending),
-                "ops": [op.to_dict() for op in pending], "review": review(engine),
+                "ops": [op.to_dict() for op in pending], "review": review(core),
                 "seconds": {"total": round(time.perf_counter() - t_start, 3)}}
     log.info("finishing dream run %s, which was interrupted", run_id)
     apply_seconds: dict[str, float] = {}
-    apply(engine, run_id, float(run["started_at"]), ops, apply_seconds, progress)
-    out = _finish(engine, run_id, journal)
-    return {**base, "dry_run": False, **out, "counts": counts(ops), "review": review(engine),
+    apply(core, run_id, float(run["started_at"]), ops, apply_seconds, progress)
+    out = _finish(core, run_id, journal)
+    return {**base, "dry_run": False, **out, "counts": counts(ops), "review": review(core),
             "seconds": {"apply": _round(apply_seconds), "total": round(time.perf_counter() - t_start, 3)}}
 
 
@@ -250,13 +250,13 @@ def _round(seconds: dict[str, float]) -> dict[str, float]:
 
 
 # -- the review list --------------------------------------------------------------------------------
-def review(engine: Mnemo) -> list[dict[str, Any]]:
+def review(core: Core) -> list[dict[str, Any]]:
     """Clusters waiting for a person (cohesion in the review band), with their members' text."""
-    rows = engine.store.query("SELECT * FROM dream_clusters WHERE status = 'review' ORDER BY cohesion DESC, id")
+    rows = core.store.query("SELECT * FROM dream_clusters WHERE status = 'review' ORDER BY cohesion DESC, id")
     out: list[dict[str, Any]] = []
     for r in rows:
         ids = json.loads(r["members"])
-        found = engine.store.get_memories(ids)
+        found = core.store.get_memories(ids)
         live = [found[i] for i in ids if i in found and found[i].status.value in ("active", "promoted")]
         if len(live) != len(ids):
             continue  # a member went meanwhile: the next clustering retires it
@@ -267,12 +267,12 @@ def review(engine: Mnemo) -> list[dict[str, Any]]:
     return out
 
 
-def decide(engine: Mnemo, cluster_id: str, accept: bool) -> dict[str, Any]:
+def decide(core: Core, cluster_id: str, accept: bool) -> dict[str, Any]:
     """A person's decision on a review cluster. Accepting merges it now (a journaled run of the
     merge step for this cluster); rejecting keeps its memories apart for good (until the
     cluster's membership changes, which gives it a new id)."""
     cluster_id = (cluster_id or "").strip()
-    rows = engine.store.query("SELECT * FROM dream_clusters WHERE id = ? OR id LIKE ? || '%'", (cluster_id, cluster_id))
+    rows = core.store.query("SELECT * FROM dream_clusters WHERE id = ? OR id LIKE ? || '%'", (cluster_id, cluster_id))
     if not cluster_id or not rows:
         raise NotFound(f"no cluster {cluster_id!r} waits for review", hint="`mnemo dream review` lists them")
     if len(rows) > 1:
@@ -281,15 +281,15 @@ def decide(engine: Mnemo, cluster_id: str, accept: bool) -> dict[str, Any]:
     cid = row["id"]
     if row["status"] not in ("review", "accepted", "rejected"):
         raise InvalidInput(f"cluster {cid} is {row['status']}", hint="`mnemo dream review` lists the clusters that wait")
-    now = engine.now()
-    with engine.write_lock:
-        engine.store.execute("UPDATE dream_clusters SET status = ?, decided_at = ?, updated_at = ? WHERE id = ?",
+    now = core.now()
+    with core.write_lock:
+        core.store.execute("UPDATE dream_clusters SET status = ?, decided_at = ?, updated_at = ? WHERE id = ?",
                              ("accepted" if accept else "rejected", now, now, cid))
     if not accept:
         return {"cluster_id": cid, "status": "rejected", "merged_into": None, "run": None}
-    result = dream(engine, steps=["merge"], only_clusters={cid})
+    result = dream(core, steps=["merge"], only_clusters={cid})
     if result["resumed"]:  # an interrupted run was finished first; now the merge itself
-        result = dream(engine, steps=["merge"], only_clusters={cid})
+        result = dream(core, steps=["merge"], only_clusters={cid})
     merged = [op for op in result.get("ops", []) if op["kind"] == "merge" and op["key"] == cid]
     if not merged or merged[0]["status"] != "applied":
         why = (merged[0].get("result") or {}).get("reason") if merged else "its memories changed since it was listed"

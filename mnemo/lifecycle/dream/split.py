@@ -21,7 +21,7 @@ from .journal import Op
 from .merge import NAMESPACE, _queue_enrichment
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "split"
@@ -85,14 +85,14 @@ def split_text(text: str, target: int, count: Any = None) -> list[str]:
     return out
 
 
-def _already_split(engine: Mnemo) -> set[str]:
-    rows = engine.store.query("SELECT DISTINCT src FROM links WHERE rel = 'split_from' AND dir = 'in'")
+def _already_split(core: Core) -> set[str]:
+    rows = core.store.query("SELECT DISTINCT src FROM links WHERE rel = 'split_from' AND dir = 'in'")
     return {r[0] for r in rows}
 
 
 def plan(ctx: PlanContext) -> list[Op]:
     cfg = ctx.cfg
-    done = _already_split(ctx.engine)
+    done = _already_split(ctx.core)
     ops: list[Op] = []
     for m in ctx.live().values():
         if (m.tokens <= cfg.split_min_tokens or m.use_count < cfg.split_min_uses
@@ -107,17 +107,17 @@ def plan(ctx: PlanContext) -> list[Op]:
     return ops
 
 
-def apply_split(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_split(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     from ...nlp.tokens import count_many
 
     p = op.payload
-    m = engine.store.get_memory(p["id"])
+    m = core.store.get_memory(p["id"])
     if m is None or m.status not in (Status.ACTIVE, Status.PROMOTED):
         return {"status": "skipped", "id": p["id"], "reason": "the memory is gone or no longer live"}
     if content_hash(m.content) != p["hash"]:
         return {"status": "skipped", "id": p["id"], "reason": "changed since the plan"}
     pieces = p["pieces"]
-    have = engine.store.get_memories([x["id"] for x in pieces])
+    have = core.store.get_memories([x["id"] for x in pieces])
     todo = [x for x in pieces if x["id"] not in have]
     tokens = count_many([x["content"] for x in todo])
     now = actx.now
@@ -127,14 +127,14 @@ def apply_split(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
             fingerprint=Fingerprint(type=m.type.value), tokens=n, wing=m.wing, room=m.room, tags=m.tags,
             source=m.source, trust=m.trust, importance=m.importance, created_at=now, updated_at=now,
             meta={"split_from": m.id, "part": pieces.index(x) + 1, "parts": len(pieces)},
-            session_id=m.session_id, embed_model=engine.embedder.model_hash,
+            session_id=m.session_id, embed_model=core.embedder.model_hash,
         )
         for x, n in zip(todo, tokens, strict=True)
     ]
-    with engine.write_lock, engine.store.tx():
-        engine.store.insert_memories(new)
-        engine.store.add_links(Link(x["id"], m.id, "split_from", "rule", 1.0, now) for x in pieces)
-        _queue_enrichment(engine, [x.id for x in new], now)
+    with core.write_lock, core.store.tx():
+        core.store.insert_memories(new)
+        core.store.add_links(Link(x["id"], m.id, "split_from", "rule", 1.0, now) for x in pieces)
+        _queue_enrichment(core, [x.id for x in new], now)
     for x in pieces:
         actx.upsert(x["id"])
     return {"id": m.id, "pieces": [x["id"] for x in pieces]}

@@ -13,7 +13,7 @@ from .journal import Op
 from .relate import relations
 
 if TYPE_CHECKING:
-    from ...engine import Mnemo
+    from ...core import Core
     from .context import ApplyContext, PlanContext
 
 NAME = "supersede"
@@ -29,16 +29,16 @@ def plan(ctx: PlanContext) -> list[Op]:
     return ops
 
 
-def apply_supersede(engine: Mnemo, op: Op, actx: ApplyContext) -> dict[str, Any]:
+def apply_supersede(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     p = op.payload
-    rows = engine.store.get_memories([p["new"], p["old"]])
+    rows = core.store.get_memories([p["new"], p["old"]])
     if len(rows) != 2:
         return {"status": "skipped", "new": p["new"], "old": p["old"], "reason": "a memory no longer exists"}
     old = rows[p["old"]]
     if old.superseded_by not in (None, p["new"]):
         return {"status": "skipped", "new": p["new"], "old": p["old"], "reason": f"already superseded by {old.superseded_by[:8]}"}
-    with engine.write_lock, engine.store.tx() as conn:
-        engine.store.add_links([Link(p["new"], p["old"], "supersedes", p["origin"], p["weight"], actx.now)])
+    with core.write_lock, core.store.tx() as conn:
+        core.store.add_links([Link(p["new"], p["old"], "supersedes", p["origin"], p["weight"], actx.now)])
         conn.execute("UPDATE memories SET superseded_by = ? WHERE id = ?", (p["new"], p["old"]))
     return {"new": p["new"], "old": p["old"]}
 
