@@ -111,6 +111,7 @@ def _results(annotated: list[tuple[Memory, str | None]], kept: set[int]) -> list
 
 def _annotate(core: Core, memories: list[Memory], vectors) -> list[tuple[Memory, str | None]]:  # noqa: ANN001
     """Surprise at write (scoring), where the scoring module is present."""
-    from .scoring.surprise import annotate
+    from .index.vectors import live_neighbours
+    from .scoring.surprise import K, annotate
 
-    return annotate(core, memories, vectors)
+    return annotate(memories, vectors, live_neighbours(core, vectors, K))

@@ -14,7 +14,7 @@ from mnemo.engine import Mnemo
 from mnemo.errors import ConfigError, InvalidInput, LockedError, NotFound
 from mnemo.models import Memory, MemoryType, Status
 from mnemo.nlp.embedder import HashEmbedder
-from mnemo.store.sqlite import fts_query
+from mnemo.store.fts import fts_query
 
 from .conftest import T0
 

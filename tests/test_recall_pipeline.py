@@ -17,10 +17,10 @@ from mnemo.clock import DAY, Clock
 from mnemo.config import load_settings
 from mnemo.engine import Mnemo
 from mnemo.errors import InvalidInput
+from mnemo.index.filters import make_filters
 from mnemo.models import Link
 from mnemo.nlp.embedder import HashEmbedder
 from mnemo.nlp.tokens import count_tokens
-from mnemo.recall.filters import make_filters
 from mnemo.scoring.retention import retentions
 from mnemo.scoring.review import review_priority
 from mnemo.setup import init_home
@@ -361,9 +361,9 @@ def test_context_cli_prints_the_block(home: Path, clock: Clock) -> None:
 
 
 def test_very_common_words_are_left_to_vectors_on_big_stores(engine: Mnemo, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pruning of recall/keywords.py, at a small scale (thresholds lowered): document
+    """The pruning of index/keywords.py, at a small scale (thresholds lowered): document
     frequencies come from FTS5's own stems, and a word in most memories no longer drives BM25."""
-    from mnemo.recall import keywords
+    from mnemo.index import keywords
     from mnemo.recall.query import parse_query
 
     m = engine

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mnemo.errors import InvalidInput
+from mnemo.index.filters import make_filters
 from mnemo.nlp.tokens import count_tokens
 from mnemo.recall.budget import (
     FINGERPRINT,
@@ -26,7 +27,6 @@ from mnemo.recall.budget import (
     mode_for,
     renderings,
 )
-from mnemo.recall.filters import make_filters
 from mnemo.recall.fusion import INTENT_WEIGHTS, fuse, minmax, weighted_rrf
 from mnemo.recall.query import keyword_text, parse_query
 

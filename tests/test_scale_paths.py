@@ -19,7 +19,8 @@ import time
 
 from mnemo.clock import DAY
 from mnemo.graph.db import recent_memories
-from mnemo.scoring.surprise import OVERFETCH, K, live_neighbours
+from mnemo.index.vectors import OVERFETCH, live_neighbours
+from mnemo.scoring.surprise import K
 
 
 def test_archived_neighbours_are_skipped_for_the_nearest_live_one(engine) -> None:
@@ -30,7 +31,7 @@ def test_archived_neighbours_are_skipped_for_the_nearest_live_one(engine) -> Non
     for mid in twins:
         engine.forget(mid)
     vec = engine.core.embedder.embed([text])
-    [row] = live_neighbours(engine.core, vec)
+    [row] = live_neighbours(engine.core, vec, K)
     assert [i for i, _ in row] == [live, other]  # archived twins are closer, and left out
     r = engine.save_many([{"content": text}])[0]
     assert r.duplicate_of is None or r.duplicate_of == live
@@ -42,7 +43,7 @@ def test_when_every_neighbour_fetched_is_archived_the_filtered_query_finds_the_l
     far = engine.save_many([{"content": "The office plants are watered on Mondays."}])[0].memory.id
     for mid in many:
         engine.forget(mid)
-    [row] = live_neighbours(engine.core, engine.core.embedder.embed([text]))
+    [row] = live_neighbours(engine.core, engine.core.embedder.embed([text]), K)
     assert [i for i, _ in row] == [far]
 
 

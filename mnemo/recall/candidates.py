@@ -16,15 +16,15 @@ head that can still reach the results (``load_memories``, called by the pipeline
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..index.filters import Filters
+from ..index.keywords import chunk_bm25, memory_bm25
+from ..index.vectors import chunk_vectors, memory_vectors
 from ..models import Hit, Memory, Status
-from .filters import Filters
-from .keywords import memory_bm25
 from .query import Query
 
 if TYPE_CHECKING:
@@ -85,71 +85,17 @@ class Pool:
         return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
 
 
-def memory_vectors(core: Core, qvec: Any, filters: Filters, n: int,
-                   rows_cache: dict[str, Any] | None = None) -> Ranking:
-    """(memory id, cosine) best first. A metadata filter makes Chroma test every vector (about
-    a second on 100k), so the default filter (live statuses; archived memories are few) is
-    checked afterwards on light rows, over-fetching a little; other filters go to Chroma. Tag
-    lists Chroma cannot test: with a tag filter more are fetched and checked later. Stored
-    vectors are not asked for: returning 120 of them costs 3.5 ms of a 5 ms query (as Python
-    floats); the head's are read after re-ranking (``rerank.vectors_of``)."""
-    fetch = n * 4 if filters.tags else n
-    if filters.is_default:
-        found = core.index.query("memories", qvec, fetch + max(10, fetch // 5))
-        rows = light_rows(core, [i for i, _ in found], rows_cache)
-        kept = [(i, s) for i, s in found if i in rows and filters.matches_row(rows[i])]
-        if len(kept) >= fetch or len(found) < fetch:
-            return kept[:fetch]
-    core.deferred_meta.flush(core)  # the filter must see the current layers
-    return core.index.query("memories", qvec, fetch, where=filters.where())
-
-
 def _chunk_keywords(core: Core, q: Query, n: int) -> Ranking | None:
     """BM25 over note chunks; None when there are no chunks (then no vector query either)."""
-    try:
-        from ..vault import search
-    except ImportError:  # a build without the vault tier
+    if not search_available() or not core.store.has_chunks():  # a build without the vault tier
         return None
-    if not search.has_chunks(core):
-        return None
-    return search.keyword_chunks(core, q.keywords, n, mode="phrase" if q.phrase else "or")
+    return chunk_bm25(core, q.keywords, n, mode="phrase" if q.phrase else "or")
 
 
 def _chunk_hits(core: Core, ids: list[str]) -> dict[str, Hit]:
     from ..vault.search import chunk_hits
 
     return chunk_hits(core, ids)
-
-
-def _first_chunks(core: Core, memory_ids: list[str]) -> dict[str, str]:
-    """The first chunk of the note each memory owns (memory id → chunk id)."""
-    out: dict[str, str] = {}
-    for r in core.store.query_in("SELECT n.mnemo_id, c.id FROM notes n JOIN chunks c ON c.note_uid = n.uid "
-                                   "WHERE n.mnemo_id IN ({marks}) ORDER BY n.mnemo_id, c.ord", memory_ids):
-        out.setdefault(r[0], r[1])
-    return out
-
-
-LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path"
-
-
-def light_rows(core: Core, ids: list[str], cache: dict[str, dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
-    """The columns filters and folding need, without decoding whole memories (recall looks at
-    about a hundred candidates and keeps ten). ``cache`` holds the rows (None: no such memory)
-    read earlier in the same recall: the BM25 and vector candidates overlap."""
-    out: dict[str, dict[str, Any]] = {}
-    ids = list(dict.fromkeys(ids))
-    if cache is not None:
-        known = [i for i in ids if i in cache]
-        out.update((i, r) for i in known if (r := cache[i]) is not None)
-        ids = [i for i in ids if i not in cache]
-    for r in core.store.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids):
-        row = dict(r)
-        row["tags"] = tuple(json.loads(row["tags"] or "[]"))
-        out[row["id"]] = row
-    if cache is not None:
-        cache.update((i, out.get(i)) for i in ids)
-    return out
 
 
 def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: int) -> Pool:
@@ -168,13 +114,11 @@ def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: i
     if filters.wants_stm:
         mem_vec = memory_vectors(core, vec, filters, n, rows_cache=seen_rows)
     if chunk_kw is not None:
-        from ..vault.search import vector_chunks
-
         chunk_bm = chunk_kw
-        chunk_vec = vector_chunks(core, vec, n)
+        chunk_vec = chunk_vectors(core, vec, n)
 
     # Check what Chroma could not (tags, stale metadata, vectors of deleted memories).
-    rows = light_rows(core, [i for i, _ in mem_bm] + [i for i, _ in mem_vec], seen_rows)
+    rows = core.store.light_rows([i for i, _ in mem_bm] + [i for i, _ in mem_vec], seen_rows)
     mem_bm = [(i, s) for i, s in mem_bm if i in rows and filters.matches_row(rows[i])][:n]
     mem_vec = [(i, s) for i, s in mem_vec if i in rows and filters.matches_row(rows[i])][:n]
     hits = _chunk_hits(core, [i for i, _ in chunk_bm] + [i for i, _ in chunk_vec]) if (chunk_bm or chunk_vec) else {}
@@ -202,7 +146,7 @@ def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: i
         promoted = [i for i, r in rows.items() if is_folded(r)]
         missing = [mid for mid in promoted if mid not in best_chunk]
         if missing and search_available():
-            firsts = _first_chunks(core, missing)
+            firsts = core.store.first_chunks(missing)
             extra = _chunk_hits(core, list(firsts.values())) if firsts else {}
             hits.update(extra)
             for mid, cid in firsts.items():

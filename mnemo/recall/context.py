@@ -78,21 +78,11 @@ class Section:
 
 
 def _pinned(core: Core) -> list[Memory]:
-    rows = core.store.query(
-        "SELECT * FROM memories WHERE pinned = 1 AND status IN ('active', 'promoted') "
-        "ORDER BY importance DESC, created_at DESC LIMIT ?",
-        (MAX_PINNED,),
-    )
-    return [core.store._row_to_memory(r) for r in rows]
+    return core.store.pinned_memories(MAX_PINNED)
 
 
 def _session_notes(core: Core, now: float, days: float, session_id: str | None) -> list[Memory]:
-    rows = core.store.query(
-        "SELECT * FROM memories WHERE type = 'session_note' AND status IN ('active', 'promoted') "
-        "AND created_at >= ? AND created_at <= ? ORDER BY created_at DESC, rowid DESC LIMIT 200",
-        (now - days * DAY, now),
-    )
-    notes = [core.store._row_to_memory(r) for r in rows]
+    notes = core.store.session_notes_between(now - days * DAY, now)
     if session_id:
         notes.sort(key=lambda m: m.session_id != session_id)  # stable: newest first within each
     return notes

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..index.filters import Filters
 from ..models import Link, Memory
 from .candidates import Candidate
-from .filters import Filters
 
 if TYPE_CHECKING:
     from ..core import Core

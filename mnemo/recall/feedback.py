@@ -27,10 +27,10 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..index.filters import Filters
+from ..index.keywords import document_frequencies, memory_bm25
 from .candidates import Pool, from_row, is_folded
-from .filters import Filters
 from .fusion import minmax
-from .keywords import TABLES, document_frequencies, memory_bm25
 from .query import STOPWORDS, Query
 
 if TYPE_CHECKING:
@@ -68,12 +68,12 @@ def feed_back(core: Core, pool: Pool, q: Query, filters: Filters, n: int, weight
     top = sorted((c for c in pool.candidates.values() if c.tier == "stm"), key=lambda c: (-c.fused, c.id))[:DOCS]
     if not top:
         return []
-    texts = [r[0] for r in core.store.query_in("SELECT content FROM memories WHERE id IN ({marks})", [c.id for c in top])]
+    texts = core.store.memory_contents([c.id for c in top])
     query_words = {w.lower() for w in re.findall(r"\w+", q.text)}
     candidates = sorted({w.lower() for t in texts for w in _WORD.findall(t)} - query_words - STOPWORDS)
     if not candidates:
         return []
-    size = int(core.store.query(TABLES["memories"][2])[0][0] or 0)
+    size = core.store.fts_size_bound("memories")
     if size <= 0:
         return []
     added = expansion_terms(texts, query_words, document_frequencies(core, candidates, size), size)

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .candidates import Pool, from_row, is_folded, light_rows
-from .filters import Filters
+from ..index.filters import Filters
+from .candidates import Pool, from_row, is_folded
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -41,11 +41,7 @@ def adjacent(core: Core, ids: list[str], gap: float = 0.0) -> dict[str, list[str
     after it at most ``gap`` seconds apart."""
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
-    sessions_only = "" if gap > 0 else " AND session_id IS NOT NULL"
-    rows = core.store.query(
-        f"SELECT rowid, id, session_id, created_at FROM memories WHERE id IN ({marks}){sessions_only}", ids
-    )
+    rows = core.store.turn_positions(ids, sessions_only=gap <= 0)
     if not rows:
         return {}
     # A session's turns may interleave with other saves (a wide window); session-less neighbours
@@ -60,10 +56,7 @@ def adjacent(core: Core, ids: list[str], gap: float = 0.0) -> dict[str, list[str
             merged.append([lo, hi])
     by_session: dict[str, dict[str, tuple[float, int]]] = {}
     for lo, hi in merged:
-        for r in core.store.query(
-            f"SELECT rowid, id, session_id, created_at FROM memories WHERE rowid BETWEEN ? AND ?{sessions_only}",
-            (lo, hi),
-        ):
+        for r in core.store.turns_between(lo, hi, sessions_only=gap <= 0):
             by_session.setdefault(r[2] or "", {})[r[1]] = (float(r[3]), int(r[0]))
     orders: dict[str, tuple[list[str], dict[str, int]]] = {}  # per session: ids in save order, id → position
     for key, turns in by_session.items():
@@ -106,7 +99,7 @@ def spread(core: Core, pool: Pool, filters: Filters, weight: float, sources: int
             if other not in lent or lent[other][0] < c.fused:
                 lent[other] = (c.fused, c.id)
     new_ids = [i for i in lent if i not in pool.candidates]
-    rows = light_rows(core, new_ids) if new_ids else {}
+    rows = core.store.light_rows(new_ids) if new_ids else {}
     for i in new_ids:
         r = rows.get(i)
         if r is not None and filters.matches_row(r) and not is_folded(r):

@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
+from ..index.filters import Filters, make_filters
 from ..models import Hit, Status
 from .candidates import Candidate, gather, load_memories
 from .expand import expand
 from .feedback import feed_back
-from .filters import Filters, make_filters
 from .fusion import fuse
 from .neighbours import spread
 from .query import Query, parse_query

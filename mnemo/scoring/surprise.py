@@ -10,14 +10,11 @@ stored neighbours (and with the other memories saved in the same batch).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..models import Memory
-
-if TYPE_CHECKING:
-    from ..core import Core
 
 K = 5
 DUPLICATE_COSINE = 0.92
@@ -42,9 +39,12 @@ def adjust(memory: Memory, max_cosine: float | None, neighbour: str | None) -> t
     return replace(memory, surprise=surprise, importance=min(1.0, memory.importance + surprise_boost(max_cosine))), None
 
 
-def annotate(core: Core, memories: list[Memory], vectors: Any) -> list[tuple[Memory, str | None]]:
+def annotate(memories: list[Memory], vectors: Any,
+             stored: list[list[tuple[str, float]]]) -> list[tuple[Memory, str | None]]:
+    """Each memory adjusted by its nearest neighbour: among ``stored`` (the nearest live stored
+    memories of each vector, best first: ``index.vectors.live_neighbours``) and the memories
+    before it in the batch; with the id of the neighbour it duplicates, if any."""
     vecs = np.asarray(vectors, dtype=np.float32)
-    stored = live_neighbours(core, vecs)
     out: list[tuple[Memory, str | None]] = []
     sims = vecs @ vecs.T if len(vecs) > 1 else None
     for i, m in enumerate(memories):
@@ -60,29 +60,3 @@ def annotate(core: Core, memories: list[Memory], vectors: Any) -> list[tuple[Mem
         out.append(adjust(m, best_sim, best_id))
     return out
 
-
-LIVE = ("active", "promoted")
-OVERFETCH = 4  # neighbours asked for per live one wanted
-
-
-def live_neighbours(core: Core, vecs: np.ndarray) -> list[list[tuple[str, float]]]:
-    """The nearest active or promoted memories of each vector, best first (at most K).
-
-    Chroma's metadata filter tests every stored vector (about half a second per query at 100k
-    memories), so the index is asked for ``K · OVERFETCH`` neighbours without a filter and the
-    live ones are kept, their status read from the store. Results come sorted, so the first live
-    one is the nearest live memory overall; only a vector whose every neighbour fetched is
-    archived is asked again with the filter."""
-    if not len(vecs):
-        return []
-    n = K * OVERFETCH
-    found = core.index.query_many("memories", vecs, n)
-    rows = core.store.query_in("SELECT id, status FROM memories WHERE id IN ({marks})", [i for row in found for i, _ in row])
-    live = {r[0] for r in rows if r[1] in LIVE}
-    out = [[(i, sim) for i, sim in row if i in live][:K] for row in found]
-    again = [k for k, row in enumerate(found) if not out[k] and len(row) == n]
-    if again:
-        redo = core.index.query_many("memories", vecs[again], K, where={"status": {"$in": list(LIVE)}})
-        for k, row in zip(again, redo, strict=True):
-            out[k] = row
-    return out

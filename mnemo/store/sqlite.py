@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -17,16 +16,13 @@ from .. import faults
 from ..clock import day_of
 from ..errors import InvalidInput, StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
+from .fts import KeywordSearch
 from .schema import MIGRATIONS
+from .search_rows import SearchRows
 
 # Columns of ``memories`` that map one-to-one onto Memory fields.
 _SCALAR = ["id", "content", "tokens", "type", "layer", "status", "wing", "room", "source", "trust", "importance", "strength", "use_count", "created_at", "updated_at", "last_used", "pinned", "note_path", "session_id", "duplicate_of", "surprise", "review_count", "cross_domain_count", "last_review_at", "event_at", "expires_at", "archived_at", "superseded_by", "embed_model"]
 _JSON_COLS = ("fingerprint", "tags", "meta")
-_WORD = re.compile(r"\w+", re.UNICODE)
-FTS_FILL = (
-    "INSERT INTO memories_fts (rowid, id, content, tags) SELECT rowid, id, content, "
-    "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each(memories.tags)) FROM memories"
-)
 
 
 DISK_HINT = "free some disk space (or raise the file size limit) and try again; what failed was not stored"
@@ -42,21 +38,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def fts_query(text: str, mode: str = "or") -> str | None:
-    """A safe FTS5 MATCH expression from free text: every word quoted (so no user text is
-    FTS syntax), joined by OR for ranking, or as one phrase for ``mode="phrase"``."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    if not words:
-        return None
-    if mode == "phrase":
-        return '"' + " ".join(words) + '"'
-    seen: dict[str, None] = {}
-    for w in words:
-        seen.setdefault(w, None)
-    return " OR ".join(f'"{w}"' for w in seen)
-
-
-class Store:
+class Store(KeywordSearch, SearchRows):
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
@@ -353,33 +335,6 @@ class Store:
 
     def ids_by_hash(self, digest: str) -> list[str]:
         return [r[0] for r in self.query("SELECT id FROM memories WHERE content_hash = ?", (digest,))]
-
-    # -- keyword search (FTS5, BM25) --------------------------------------------------------
-    def fts_search(
-        self,
-        text: str,
-        limit: int = 50,
-        mode: str = "or",
-        filters: dict[str, Any] | None = None,
-    ) -> list[tuple[str, float]]:
-        """(id, bm25) best first. FTS5's bm25() is smaller-is-better, so it is negated here."""
-        match = fts_query(text, mode)
-        if match is None:
-            return []
-        where, params = self.filter_sql(alias="m", **(filters or {}))
-        extra = where.replace("WHERE", "AND") if where else ""
-        rows = self.query(
-            "SELECT f.id, bm25(memories_fts, 0.0, 1.0, 0.5) AS s FROM memories_fts f "
-            f"JOIN memories m ON m.id = f.id WHERE memories_fts MATCH ? {extra} ORDER BY s, f.id LIMIT ?",
-            [match, *params, limit],
-        )
-        return [(r[0], -float(r[1])) for r in rows]
-
-    def fts_rebuild(self) -> int:
-        with self.tx() as conn:
-            conn.execute("DELETE FROM memories_fts")
-            conn.execute(FTS_FILL)
-        return int(self.query("SELECT count(*) FROM memories_fts")[0][0])
 
     # -- uses and activity days -------------------------------------------------------------
     def add_uses(self, rows: Iterable[tuple[str, float, str, str | None]]) -> None:

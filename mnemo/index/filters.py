@@ -1,7 +1,8 @@
-"""Recall filters: tier, wing/room, type, layer, tags, status and a time range.
+"""Search filters: tier, wing/room, type, layer, tags, status and a time range.
 
-One validated ``Filters`` value turns into the SQL for the BM25 side, the ``where`` clause for
-Chroma, and a predicate for what neither can check (several tags in Chroma, note chunks).
+One validated ``Filters`` value for both sides of the search: the store renders it as SQL for
+the BM25 side (``store.fts.filter_clauses``), ``index.vectors.where`` as Chroma's ``where``
+clause, and its predicates check what neither can (several tags in Chroma, note chunks).
 """
 
 from __future__ import annotations
@@ -43,41 +44,6 @@ class Filters:
     def memory_only(self) -> bool:
         """Filters only a memory can satisfy (a person's note has no type, layer or wing)."""
         return bool(self.type or self.layer or self.wing or self.room or self.status_given)
-
-    # -- SQL (the BM25 side) ----------------------------------------------------------------
-    def sql(self, alias: str = "m") -> tuple[str, list[Any]]:
-        """``AND ...`` clauses over the memories table and their parameters."""
-        p = f"{alias}."
-        clauses = [f"{p}status IN ({','.join('?' * len(self.statuses))})"]
-        params: list[Any] = list(self.statuses)
-        for col, value in (("type", self.type), ("layer", self.layer), ("wing", self.wing), ("room", self.room)):
-            if value:
-                clauses.append(f"{p}{col} = ?")
-                params.append(value)
-        for tag in self.tags:
-            clauses.append(f"EXISTS (SELECT 1 FROM json_each({p}tags) WHERE value = ?)")
-            params.append(tag)
-        if self.since is not None:
-            clauses.append(f"{p}created_at >= ?")
-            params.append(self.since)
-        if self.until is not None:
-            clauses.append(f"{p}created_at <= ?")
-            params.append(self.until)
-        return " AND " + " AND ".join(clauses), params
-
-    # -- Chroma (the vector side) -----------------------------------------------------------
-    def where(self) -> dict[str, Any]:
-        """Chroma metadata filter. Tags are not in Chroma's metadata: ``matches`` checks them."""
-        clauses: list[dict[str, Any]] = [{"status": {"$in": list(self.statuses)}}]
-        for key in ("type", "layer", "wing", "room"):
-            value = getattr(self, key)
-            if value:
-                clauses.append({key: value})
-        if self.since is not None:
-            clauses.append({"created_at": {"$gte": self.since}})
-        if self.until is not None:
-            clauses.append({"created_at": {"$lte": self.until}})
-        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
     # -- predicates -------------------------------------------------------------------------
     def matches(self, m: Memory) -> bool:

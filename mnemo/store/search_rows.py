@@ -1,0 +1,112 @@
+"""The reads search needs around its rankings: light rows of memory candidates, the turns saved
+next to a memory, the rows of note chunks, pinned memories and recent session notes, and the
+counts scoring works on. Each is one or a few fixed queries, whatever the store's size."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..models import Memory
+
+LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path"
+
+
+class SearchRows:
+    """Mixin of ``Store``: read-only queries of recall, the vault's search and scoring."""
+
+    if TYPE_CHECKING:
+        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
+        def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]: ...
+        @staticmethod
+        def _row_to_memory(row: sqlite3.Row) -> Memory: ...
+
+    def light_rows(self, ids: list[str], cache: dict[str, dict[str, Any] | None] | None = None) -> dict[str, dict[str, Any]]:
+        """The columns filters and folding need, without decoding whole memories (recall looks at
+        about a hundred candidates and keeps ten). ``cache`` holds the rows (None: no such memory)
+        read earlier in the same recall: the BM25 and vector candidates overlap."""
+        out: dict[str, dict[str, Any]] = {}
+        ids = list(dict.fromkeys(ids))
+        if cache is not None:
+            known = [i for i in ids if i in cache]
+            out.update((i, r) for i in known if (r := cache[i]) is not None)
+            ids = [i for i in ids if i not in cache]
+        for r in self.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids):
+            row = dict(r)
+            row["tags"] = tuple(json.loads(row["tags"] or "[]"))
+            out[row["id"]] = row
+        if cache is not None:
+            cache.update((i, out.get(i)) for i in ids)
+        return out
+
+    def turn_positions(self, ids: list[str], sessions_only: bool) -> list[sqlite3.Row]:
+        """(rowid, id, session_id, created_at) of these memories (only those with a session if
+        ``sessions_only``)."""
+        marks = ",".join("?" * len(ids))
+        only = " AND session_id IS NOT NULL" if sessions_only else ""
+        return self.query(f"SELECT rowid, id, session_id, created_at FROM memories WHERE id IN ({marks}){only}", ids)
+
+    def turns_between(self, lo: int, hi: int, sessions_only: bool) -> list[sqlite3.Row]:
+        """(rowid, id, session_id, created_at) of the memories saved at rowids ``lo``..``hi``."""
+        only = " AND session_id IS NOT NULL" if sessions_only else ""
+        return self.query(
+            f"SELECT rowid, id, session_id, created_at FROM memories WHERE rowid BETWEEN ? AND ?{only}", (lo, hi)
+        )
+
+    def memory_contents(self, ids: Sequence[str]) -> list[str]:
+        """The contents of these memories (in no particular order)."""
+        return [r[0] for r in self.query_in("SELECT content FROM memories WHERE id IN ({marks})", ids)]
+
+    def memory_statuses(self, ids: Sequence[str]) -> dict[str, str]:
+        """id → status of the memories the store holds among ``ids``."""
+        return {r[0]: r[1] for r in self.query_in("SELECT id, status FROM memories WHERE id IN ({marks})", ids)}
+
+    def pinned_memories(self, limit: int) -> list[Memory]:
+        """Live pinned memories, the most important (then newest) first."""
+        rows = self.query(
+            "SELECT * FROM memories WHERE pinned = 1 AND status IN ('active', 'promoted') "
+            "ORDER BY importance DESC, created_at DESC LIMIT ?",
+            (limit,),
+        )
+        return [self._row_to_memory(r) for r in rows]
+
+    def session_notes_between(self, start: float, end: float) -> list[Memory]:
+        """Live ``session_note`` memories created in [start, end], newest first (at most 200)."""
+        rows = self.query(
+            "SELECT * FROM memories WHERE type = 'session_note' AND status IN ('active', 'promoted') "
+            "AND created_at >= ? AND created_at <= ? ORDER BY created_at DESC, rowid DESC LIMIT 200",
+            (start, end),
+        )
+        return [self._row_to_memory(r) for r in rows]
+
+    def entity_counts(self) -> dict[str, int]:
+        """How many searchable memories name each entity (one query)."""
+        rows = self.query(
+            "SELECT e.value, count(*) FROM memories m, json_each(json_extract(m.fingerprint, '$.entities')) e "
+            "WHERE m.status IN ('active', 'promoted') GROUP BY e.value"
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    # -- note chunks ------------------------------------------------------------------------
+    def has_chunks(self) -> bool:
+        """Whether the vault has any note chunk indexed."""
+        return bool(self.query("SELECT 1 FROM chunks LIMIT 1"))
+
+    def first_chunks(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        """The first chunk of the note each memory owns (memory id → chunk id)."""
+        out: dict[str, str] = {}
+        for r in self.query_in("SELECT n.mnemo_id, c.id FROM notes n JOIN chunks c ON c.note_uid = n.uid "
+                               "WHERE n.mnemo_id IN ({marks}) ORDER BY n.mnemo_id, c.ord", memory_ids):
+            out.setdefault(r[0], r[1])
+        return out
+
+    def chunk_rows(self, chunk_ids: Sequence[str]) -> list[sqlite3.Row]:
+        """Chunks with their note: id, ord, heading, content, path, title, mnemo_id, tags, mtime."""
+        return self.query_in(
+            "SELECT c.id, c.ord, c.heading, c.content, n.path, n.title, n.mnemo_id, n.tags, n.mtime "
+            "FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id IN ({marks})",
+            chunk_ids,
+        )
