@@ -16,9 +16,8 @@ import time
 from mnemo.clock import DAY, Clock, parse_time
 from mnemo.config import load_settings
 from mnemo.engine import Mnemo
+from mnemo.lifecycle.assess import retentions, review_queue
 from mnemo.lifecycle.eligibility import promotion_candidates
-from mnemo.scoring.retention import retentions
-from mnemo.scoring.review import review_queue
 
 
 def best_of(n: int, fn) -> float:  # noqa: ANN001

@@ -10,6 +10,7 @@ from mnemo.clock import DAY, Clock
 from mnemo.config import load_settings
 from mnemo.engine import Mnemo
 from mnemo.errors import InvalidInput, NotFound
+from mnemo.lifecycle.assess import retentions, review_queue
 from mnemo.lifecycle.eligibility import (
     PromotionRule,
     is_promotion_eligible,
@@ -20,8 +21,6 @@ from mnemo.lifecycle.eligibility import (
 from mnemo.lifecycle.gc import archive_reason
 from mnemo.models import Memory, MemoryType, Status
 from mnemo.nlp.embedder import HashEmbedder
-from mnemo.scoring.retention import retentions
-from mnemo.scoring.review import review_queue
 from tests.conftest import T0
 
 

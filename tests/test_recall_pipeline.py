@@ -18,10 +18,10 @@ from mnemo.config import load_settings
 from mnemo.engine import Mnemo
 from mnemo.errors import InvalidInput
 from mnemo.index.filters import make_filters
+from mnemo.lifecycle.assess import retentions
 from mnemo.models import Link
 from mnemo.nlp.embedder import HashEmbedder
 from mnemo.nlp.tokens import count_tokens
-from mnemo.scoring.retention import retentions
 from mnemo.scoring.review import review_priority
 from mnemo.setup import init_home
 

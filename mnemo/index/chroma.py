@@ -12,12 +12,15 @@ import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import faults
 from ..errors import StorageError
+
+if TYPE_CHECKING:
+    from chromadb.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +28,7 @@ MEMORIES = "mnemo_memories"
 CHUNKS = "mnemo_chunks"
 
 
-def _client_settings():  # noqa: ANN202
+def _client_settings() -> Settings:
     from chromadb.config import Settings
 
     return Settings(anonymized_telemetry=False, allow_reset=True)
@@ -228,7 +231,10 @@ class VectorIndex:
         concurrent writer may shift them (the doctor and the move hold the core's write lock)."""
         total = self.count(name)
         for off in range(0, total, self.batch):
-            page = self._run(name, "reading", lambda col, off=off: col.get(include=list(include), limit=self.batch, offset=off))
+            def read(col: Any, off: int = off) -> Any:
+                return col.get(include=list(include), limit=self.batch, offset=off)
+
+            page = self._run(name, "reading", read)
             if not page["ids"]:
                 return
             yield page

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from ..clock import parse_time
@@ -90,11 +91,11 @@ class Filters:
         return self.tier in ("all", "ltm")
 
 
-def _enum_value(cls: type, value: Any, field: str) -> str:
+def _enum_value(cls: type[Enum], value: Any, field: str) -> str:
     try:
-        return cls(value).value  # type: ignore[call-arg]
+        return str(cls(value).value)
     except ValueError:
-        choices = ", ".join(v.value for v in cls)  # type: ignore[attr-defined]
+        choices = ", ".join(v.value for v in cls)
         raise InvalidInput(f"unknown {field} {value!r}", hint=f"choose one of: {choices}") from None
 
 

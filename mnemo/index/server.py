@@ -27,9 +27,14 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from ..errors import ConfigError, MnemoError, StorageError
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.config import Settings
 
 CONNECT_TIMEOUT = 5.0  # seconds for the heartbeat before a client is built
 REQUEST_TIMEOUT = 120.0  # seconds for any one request to the server once connected
@@ -112,7 +117,7 @@ def _get_json(endpoint: str, url: str, timeout: float) -> object:
                            hint="check the host and port of index.chroma_url") from None
 
 
-def connect(url: str, settings: object, timeout: float = REQUEST_TIMEOUT):  # noqa: ANN201 - a chromadb ClientAPI
+def connect(url: str, settings: Settings, timeout: float = REQUEST_TIMEOUT) -> ClientAPI:
     """A ``chromadb.HttpClient`` for ``url`` after a successful ``probe``, with a request timeout
     (Chroma's own default is to wait forever)."""
     addr = parse_url(url)

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..scoring.activity import ActivityCalendar
-from ..scoring.importance import ImportanceFactors, entity_counts, importances
+from ..scoring.importance import ImportanceFactors, importances
 from ..scoring.retention import RetentionFactors, RetentionParams, memory_factors
-from ..scoring.review import DANGER_MAX, DANGER_MIN, review_priority
+from ..scoring.review import DANGER_MAX, DANGER_MIN, rank_reviews, review_priority
 from .demotion import demotions_of
 from .eligibility import PromotionRule, promotion_decision, uses_in_window
 
@@ -45,15 +45,15 @@ def assess(core: Core, memories: list[Memory], now: float | None = None,
         return {}
     now = core.now() if now is None else now
     s = core.settings.scoring
-    calendar = calendar or ActivityCalendar.of(core.store)
+    calendar = calendar or ActivityCalendar(core.store.activity_day_list())
     params = RetentionParams.from_settings(s)
     rule = PromotionRule.from_settings(s)
     low, high = getattr(s, "review_min", DANGER_MIN), getattr(s, "review_max", DANGER_MAX)
     ids = [m.id for m in memories]
     window = core.store.use_times_many(ids, since=now - rule.window_days * 86400.0)
     demoted = demotions_of(core.store, ids)
-    imps = importances(core, memories, now, calendar=calendar,
-                       entities=entity_counts(core) if entities is None else entities)
+    imps = importances(memories, now, calendar, core.store.use_times_many(ids), core.store.inbound_counts(ids),
+                       core.store.entity_counts() if entities is None else entities)
     out: dict[str, Assessment] = {}
     for m in memories:
         f = memory_factors(m, now, calendar, params)
@@ -112,3 +112,27 @@ def explain(core: Core, memory: Memory, now: float | None = None) -> dict[str, A
         "would_forget": (not memory.pinned) and memory.status.value == "active" and r < s.forget_threshold,
         "would_freeze": (not memory.pinned) and memory.status.value in ("active", "archived") and r < s.cold_threshold,
     }
+
+
+def retentions(core: Core, memories: list[Memory], now: float | None = None) -> dict[str, float]:
+    """Retention of each memory (id → R). One query (the activity days) for the whole batch,
+    so recall can call it on every query."""
+    if not memories:
+        return {}
+    now = core.now() if now is None else now
+    calendar = ActivityCalendar(core.store.activity_day_list())
+    params = RetentionParams.from_settings(core.settings.scoring)
+    return {m.id: memory_factors(m, now, calendar, params).retention for m in memories}
+
+
+def review_queue(core: Core, limit: int = 20, now: float | None = None) -> list[tuple[Memory, float]]:
+    """Active memories in the danger zone, highest priority first (ties: the older last use
+    first). Pinned memories are included: pinning stops forgetting, not reviewing."""
+    now = core.now() if now is None else now
+    s = core.settings.scoring
+    low, high = getattr(s, "review_min", DANGER_MIN), getattr(s, "review_max", DANGER_MAX)
+    scored: list[tuple[Memory, float]] = []
+    for batch in core.store.iter_memories(batch=1000, status=("active",)):
+        r = retentions(core, batch, now)
+        scored += [(m, review_priority(r[m.id], low, high)) for m in batch]
+    return rank_reviews(scored, limit)

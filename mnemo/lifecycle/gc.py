@@ -29,7 +29,6 @@ from ..clock import DAY
 from ..models import Layer, Memory, Status
 from ..scoring.activity import ActivityCalendar
 from ..scoring.decay import TYPE_AUTO_ARCHIVE_DAYS
-from ..scoring.importance import entity_counts
 from ..scoring.layers import is_permanent, promoted_layer
 from .assess import assess
 
@@ -77,8 +76,8 @@ def plan(core: Core, now: float | None = None) -> tuple[GcPlan, dict[str, Memory
     now = core.now() if now is None else now
     s = core.settings.scoring
     p = GcPlan(now=now)
-    calendar = ActivityCalendar.of(core.store)
-    entities = entity_counts(core)
+    calendar = ActivityCalendar(core.store.activity_day_list())
+    entities = core.store.entity_counts()
     seen: dict[str, Memory] = {}
     for batch in core.store.iter_memories(batch=1000, status=("active", "archived")):
         scored = assess(core, batch, now, calendar=calendar, entities=entities)

@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
-from ..scoring.retention import retentions
-from ..scoring.review import review_queue
+from .assess import retentions, review_queue
 
 if TYPE_CHECKING:
     from ..core import Core

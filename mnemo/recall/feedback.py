@@ -44,7 +44,7 @@ _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 def expansion_terms(texts: list[str], query_words: set[str], df: dict[str, int], size: int, terms: int = TERMS) -> list[str]:
     """The ``terms`` words with the highest Σ_d tf(w, d) / |d| · ln(N / df(w)) over ``texts``,
     leaving out stopwords, the query's words, and words found in half the store or more."""
-    weight: Counter[str] = Counter()
+    weight: dict[str, float] = {}
     for text in texts:
         words = [w.lower() for w in _WORD.findall(text)]
         if not words:
@@ -55,7 +55,7 @@ def expansion_terms(texts: list[str], query_words: set[str], df: dict[str, int],
             d = df.get(w, 0)
             if d <= 0 or d * 2 >= size:
                 continue
-            weight[w] += n / len(words) * math.log(size / d)
+            weight[w] = weight.get(w, 0) + n / len(words) * math.log(size / d)
     return [w for w, _ in sorted(weight.items(), key=lambda kv: (-kv[1], kv[0]))[:terms]]
 
 

@@ -105,8 +105,8 @@ def spread(core: Core, pool: Pool, filters: Filters, weight: float, sources: int
         if r is not None and filters.matches_row(r) and not is_folded(r):
             pool.candidates[i] = from_row(i, r)
     for i, (share, source) in lent.items():
-        c = pool.candidates.get(i)
-        if c is None:
+        lender = pool.candidates.get(i)
+        if lender is None:
             continue
-        c.fused += weight * share
-        c.context_from = source
+        lender.fused += weight * share
+        lender.context_from = source

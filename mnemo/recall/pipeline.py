@@ -116,7 +116,7 @@ def blend_reviews(core: Core, primary: list[Candidate], rest: list[Candidate], k
         return primary
     missing = [c.memory for c in eligible if c.memory is not None and c.memory.id not in retention]
     if missing:
-        from ..scoring.retention import retentions
+        from ..lifecycle.assess import retentions
 
         retention = {**retention, **retentions(core, missing, now)}
     sc = core.settings.scoring

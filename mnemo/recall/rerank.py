@@ -11,7 +11,7 @@ Re-ranking (a documented weight that can be switched off)::
 
 Relevance stays in charge: with w = 0.1 the strongest memory can gain at most 10 % on the
 weakest, enough to order near ties, never to lift an unrelated memory over a relevant one.
-``w = 0`` is pure relevance. Retention comes from ``scoring.retention.retentions`` (the clock
+``w = 0`` is pure relevance. Retention comes from ``lifecycle.assess.retentions`` (the clock
 is the core's: activity days and calendar days as that module documents).
 
 Floor (Go MIRA seed, early pruning ρ = (1 + cos)/2 > 0.6, i.e. cos > 0.2): a candidate stays if
@@ -69,7 +69,7 @@ def rerank(core: Core, cands: Sequence[Candidate], weight: float, now: float | N
         for c in cands:
             c.score = c.fused
         return {}
-    from ..scoring.retention import retentions
+    from ..lifecycle.assess import retentions
 
     mems = [c.memory for c in cands if c.memory is not None]
     ret = retentions(core, mems, now) if mems else {}

@@ -5,7 +5,7 @@ Each docstring states its formula, its source seed and which clock it uses.
                   two-component), the retention modes (l2, huber, elastic), per-type decay
                   rates and trust-weighted half-lives
 - ``retention``   the one retention score in [0, 1] (formula in its docstring) that promotion,
-                  forgetting, review and recall use; ``retentions`` scores a batch in one query
+                  forgetting, review and recall use
 - ``importance``  MIRA's importance (sigmoid of value, hub, entity hub, mention, newness, base
                   and ACT-R terms × recency × temporal × expiration)
 - ``actr``        ACT-R base-level activation from the use timestamps
@@ -18,5 +18,6 @@ Two clocks: **activity days** (days on which the store was saved to, recalled fr
 for everything the seeds measure in use-time — recency decay, episode age, MIRA's terms — so a
 holiday does not age memories; **calendar time** for what belongs to the calendar — per-type
 decay and expiry, event dates, the 30-minute working layer, the 14-day promotion window and the
-90-day archival age. Applying these to stored memories is ``lifecycle``'s job.
+90-day archival age. Applying these to stored memories is ``lifecycle``'s job: ``lifecycle.assess``
+measures a batch in a fixed handful of queries and passes the values in.
 """

@@ -28,10 +28,6 @@ class ActivityCalendar:
     def __init__(self, days: Iterable[str]) -> None:
         self.days = sorted({date.fromisoformat(d).toordinal() - _EPOCH for d in days})
 
-    @classmethod
-    def of(cls, store) -> ActivityCalendar:  # noqa: ANN001 - any object with activity_day_list()
-        return cls(store.activity_day_list())
-
     def between(self, start: float, end: float) -> int:
         """Activity days strictly after ``start``'s day, up to and including ``end``'s day (the
         same count as ``Store.activity_days_between``)."""

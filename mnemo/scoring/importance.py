@@ -37,7 +37,6 @@ from ..clock import DAY
 from .actr import base_level_activation, recall_probability
 
 if TYPE_CHECKING:
-    from ..core import Core
     from ..models import Memory
     from .activity import ActivityCalendar
 
@@ -198,31 +197,10 @@ def importance(**kwargs: Any) -> float:
     return importance_factors(**kwargs).importance
 
 
-# -- core-aware helper ----------------------------------------------------------------------
-
-def entity_counts(core: Core) -> dict[str, int]:
-    """How many searchable memories name each entity (one query)."""
-    rows = core.store.query(
-        "SELECT e.value, count(*) FROM memories m, json_each(json_extract(m.fingerprint, '$.entities')) e "
-        "WHERE m.status IN ('active', 'promoted') GROUP BY e.value"
-    )
-    return {str(r[0]): int(r[1]) for r in rows}
-
-
-def importances(core: Core, memories: list[Memory], now: float | None = None,
-                calendar: ActivityCalendar | None = None, entities: dict[str, int] | None = None) -> dict[str, ImportanceFactors]:
-    """Importance factors of each memory: one query each for activity days, uses, inbound links
-    and entity counts, whatever the batch size."""
-    from .activity import ActivityCalendar
-
-    if not memories:
-        return {}
-    now = core.now() if now is None else now
-    calendar = calendar or ActivityCalendar.of(core.store)
-    ids = [m.id for m in memories]
-    uses = core.store.use_times_many(ids)
-    inbound = core.store.inbound_counts(ids)
-    entities = entity_counts(core) if entities is None else entities
+def importances(memories: list[Memory], now: float, calendar: ActivityCalendar, uses: dict[str, list[float]],
+                inbound: dict[str, int], entities: dict[str, int]) -> dict[str, ImportanceFactors]:
+    """Importance factors of each memory from what was measured of it: ``uses`` (id → use
+    times), ``inbound`` (id → inbound links) and ``entities`` (entity → live memories naming it)."""
     out: dict[str, ImportanceFactors] = {}
     for m in memories:
         last = m.last_used if m.last_used is not None else m.created_at

@@ -37,7 +37,6 @@ from .activity import ActivityCalendar
 from .layers import EPISODIC_HALF_LIFE_DAYS, is_permanent, layer_age_half_life, next_layer
 
 if TYPE_CHECKING:
-    from ..core import Core
     from ..models import Memory
 
 
@@ -152,7 +151,7 @@ def retention(**kwargs: Any) -> float:
     return retention_factors(**kwargs).retention
 
 
-# -- core-aware helpers (measure the times, then call the pure functions) ------------------
+# -- stored memories (the caller measured the clocks: ``lifecycle.assess``) --------------
 
 def is_auto_extracted(m: Memory) -> bool:
     """A memory an extractor produced (not said by a person) carries ``meta.auto_extracted``."""
@@ -177,13 +176,3 @@ def memory_factors(m: Memory, now: float, calendar: ActivityCalendar, params: Re
         params=params,
     )
 
-
-def retentions(core: Core, memories: list[Memory], now: float | None = None) -> dict[str, float]:
-    """Retention of each memory (id → R). One query (the activity days) for the whole batch,
-    so recall can call it on every query."""
-    if not memories:
-        return {}
-    now = core.now() if now is None else now
-    calendar = ActivityCalendar.of(core.store)
-    params = RetentionParams.from_settings(core.settings.scoring)
-    return {m.id: memory_factors(m, now, calendar, params).retention for m in memories}

@@ -6,10 +6,10 @@ but still worth saving; surfacing it in a relevant recall and having it used rei
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..core import Core
     from ..models import Memory
 
 DANGER_MIN = 0.15
@@ -28,20 +28,9 @@ def review_priority(retention: float, low: float = DANGER_MIN, high: float = DAN
     return max(0.0, min(1.0, 1.0 - 4.0 * (x - 0.5) ** 2))
 
 
-def review_queue(core: Core, limit: int = 20, now: float | None = None) -> list[tuple[Memory, float]]:
-    """Active memories in the danger zone, highest priority first (ties: the older last use
-    first). Pinned memories are included: pinning stops forgetting, not reviewing."""
-    from .retention import retentions
-
-    now = core.now() if now is None else now
-    s = core.settings.scoring
-    low, high = getattr(s, "review_min", DANGER_MIN), getattr(s, "review_max", DANGER_MAX)
-    out: list[tuple[Memory, float]] = []
-    for batch in core.store.iter_memories(batch=1000, status=("active",)):
-        r = retentions(core, batch, now)
-        for m in batch:
-            p = review_priority(r[m.id], low, high)
-            if p > 0.0:
-                out.append((m, p))
+def rank_reviews(prioritised: Iterable[tuple[Memory, float]], limit: int = 20) -> list[tuple[Memory, float]]:
+    """The ``limit`` memories of (memory, review priority) pairs worth a review, highest
+    priority first (ties: the older last use first)."""
+    out = [(m, p) for m, p in prioritised if p > 0.0]
     out.sort(key=lambda mp: (-mp[1], mp[0].last_used or mp[0].created_at, mp[0].id))
     return out[: max(0, limit)]

@@ -34,8 +34,8 @@ class SearchRows:
             known = [i for i in ids if i in cache]
             out.update((i, r) for i in known if (r := cache[i]) is not None)
             ids = [i for i in ids if i not in cache]
-        for r in self.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids):
-            row = dict(r)
+        for found in self.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids):
+            row = dict(found)
             row["tags"] = tuple(json.loads(row["tags"] or "[]"))
             out[row["id"]] = row
         if cache is not None:

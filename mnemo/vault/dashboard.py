@@ -58,7 +58,7 @@ def _retentions(core: Core, now: float) -> list[float]:
     from ..scoring.activity import ActivityCalendar
     from ..scoring.retention import RetentionParams, memory_factors
 
-    calendar = ActivityCalendar.of(core.store)
+    calendar = ActivityCalendar(core.store.activity_day_list())
     params = RetentionParams.from_settings(core.settings.scoring)
     out: list[float] = []
     for batch in core.store.iter_memories(batch=1000, status=(Status.ACTIVE.value,)):
