@@ -17,7 +17,9 @@ from .. import faults
 from ..clock import day_of
 from ..errors import InvalidInput, StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
+from .notes import NoteRows
 from .schema import MIGRATIONS
+from .vault_log import VaultLogRows
 
 # Columns of ``memories`` that map one-to-one onto Memory fields.
 _SCALAR = ["id", "content", "tokens", "type", "layer", "status", "wing", "room", "source", "trust", "importance", "strength", "use_count", "created_at", "updated_at", "last_used", "pinned", "note_path", "session_id", "duplicate_of", "surprise", "review_count", "cross_domain_count", "last_review_at", "event_at", "expires_at", "archived_at", "superseded_by", "embed_model"]
@@ -56,7 +58,7 @@ def fts_query(text: str, mode: str = "or") -> str | None:
     return " OR ".join(f'"{w}"' for w in seen)
 
 
-class Store:
+class Store(NoteRows, VaultLogRows):
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
