@@ -275,7 +275,7 @@ class Daemon:
     def _method(self, op: str) -> Callable[..., Any]:
         """The engine's method for a registered operation (``api.REGISTRY``): nothing else is
         served, whatever else the engine object has."""
-        operation(op)
+        registered(op)
         if self.engine is None:
             raise DaemonError("the daemon is stopping", hint="start it again with `mnemo daemon start`")
         method: Callable[..., Any] = getattr(self.engine, op)
@@ -327,7 +327,7 @@ class Daemon:
     def _arguments(op: str, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Check a request's fields against the operation's declared signature (the request
         type) and decode each into its annotated type."""
-        declared = operation(op)
+        declared = registered(op)
         if "progress" in kwargs:
             raise InvalidInput("progress cannot be sent; ask for a stream with `Accept: application/x-ndjson`")
         sig = declared.signature
@@ -437,7 +437,7 @@ class Daemon:
             return []
 
 
-def operation(op: str) -> Operation:
+def registered(op: str) -> Operation:
     """The registered operation ``op`` (``api.REGISTRY``), or NotFound."""
     found = REGISTRY.get(op)
     if found is None:
