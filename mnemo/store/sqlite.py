@@ -17,6 +17,8 @@ from .. import faults
 from ..clock import day_of
 from ..errors import InvalidInput, StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
+from .dream import DreamRows
+from .lifecycle import LifecycleRows
 from .notes import NoteRows
 from .schema import MIGRATIONS
 from .vault_log import VaultLogRows
@@ -58,7 +60,7 @@ def fts_query(text: str, mode: str = "or") -> str | None:
     return " OR ".join(f'"{w}"' for w in seen)
 
 
-class Store(NoteRows, VaultLogRows):
+class Store(DreamRows, LifecycleRows, NoteRows, VaultLogRows):
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
