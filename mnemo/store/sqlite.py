@@ -17,6 +17,10 @@ from .. import faults
 from ..clock import day_of
 from ..errors import InvalidInput, StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
+from .checks import CheckRows
+from .exports import ExportRows
+from .jobs import JobRows
+from .links import LinkRows
 from .schema import MIGRATIONS
 
 # Columns of ``memories`` that map one-to-one onto Memory fields.
@@ -56,7 +60,7 @@ def fts_query(text: str, mode: str = "or") -> str | None:
     return " OR ".join(f'"{w}"' for w in seen)
 
 
-class Store:
+class Store(LinkRows, ExportRows, JobRows, CheckRows):
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
