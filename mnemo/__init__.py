@@ -17,7 +17,7 @@ __all__ = ["Mnemo", "MnemoError"]
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):  # noqa: ANN202 - lazy so `import mnemo` stays light
+def __getattr__(name: str) -> type:  # lazy, so `import mnemo` stays light
     if name == "Mnemo":
         from .engine import Mnemo
 

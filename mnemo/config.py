@@ -355,7 +355,7 @@ def load_settings(
 
 
 def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
-    if is_dataclass(obj):
+    if is_dataclass(obj) and not isinstance(obj, type):
         obj = asdict(obj)
     out: dict[str, Any] = {}
     for key, value in obj.items():

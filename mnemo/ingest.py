@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.I)
 
 
-def addressees(turns: list[Any], speakers: set[str | None]) -> dict[int, str]:
+def addressees(turns: list[Any], speakers: set[str]) -> dict[int, str]:
     """Whom each turn speaks to: the person who spoke last before it, else the next one."""
     out: dict[int, str] = {}
     for i, t in enumerate(turns):
@@ -111,7 +111,7 @@ def ingest(
     sid = session_id or _session_for(turns)
     cands, stats = extract.candidates(turns, progress=progress, embedder=core.embedder)
 
-    speakers = {t.speaker for t in turns if extract.is_person(t.speaker)}
+    speakers = {t.speaker for t in turns if t.speaker is not None and extract.is_person(t.speaker)}
     first_pass = {n for c in cands for n in entities_of(c.spans, None)}
     gaz = gazetteer(core, extra=sorted(speakers | first_pass))
     now = core.now()

@@ -7,7 +7,6 @@ inverse, which is how the remote client hands back the same types the core retur
 from __future__ import annotations
 
 import dataclasses
-import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -93,10 +92,15 @@ class _JSON:
         return cls(**kwargs)
 
 
-@functools.cache
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _type_hints(cls: type) -> dict[str, Any]:
     # Resolving string annotations costs ~0.5 ms a class; every row read would pay it.
-    return typing.get_type_hints(cls)
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
 
 
 def _plain(value: Any) -> Any:

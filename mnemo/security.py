@@ -19,6 +19,7 @@ import os
 import stat
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
+from typing import Any
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -117,6 +118,6 @@ class PrivateRotatingFileHandler(RotatingFileHandler):
     """A rotating log whose every new file is ``0600``: the standard handler reopens the log
     after a rollover with the process umask (``0644``)."""
 
-    def _open(self):  # noqa: ANN202 - the stream type of logging.FileHandler
+    def _open(self) -> Any:  # the stream type of logging.FileHandler
         private_file(Path(self.baseFilename))
         return super()._open()

@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import MnemoError
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 
 class App:
@@ -22,10 +25,10 @@ class App:
 
     def __init__(self, home: str | None, vault: str | None, now: str | None) -> None:
         self.home, self.vault, self.now = home, vault, now
-        self._settings = None
+        self._settings: Settings | None = None
 
     @property
-    def settings(self):  # noqa: ANN201
+    def settings(self) -> Settings:
         if self._settings is None:
             from ..config import load_settings
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import click
 
 from . import App, cli
 from .output import emit, key_values, progress, short
+
+if TYPE_CHECKING:
+    from ..models import Hit, Memory
 
 pass_app = click.make_pass_decorator(App)
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON (stdout carries only the payload).")
@@ -19,7 +23,7 @@ def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M") if ts else "-"
 
 
-def _memory_text(m) -> str:  # noqa: ANN001
+def _memory_text(m: Memory) -> str:
     lines = [
         f"id:        {m.id}",
         f"type:      {m.type}    layer: {m.layer}    status: {m.status}",
@@ -92,7 +96,7 @@ def save(app: App, text: str, tags: tuple[str, ...], mtype: str | None, wing: st
          + (f"; near-duplicate of {d['duplicate_of']}" if d["duplicate_of"] else ""))
 
 
-def _handle(h) -> str:  # noqa: ANN001
+def _handle(h: Hit) -> str:
     """What to pass to `show`/`touch` for a hit: a memory's short id; for a passage of a note,
     its memory's short id when mnemo owns the note, else the passage id (``show`` shows the note)."""
     owner = (h.meta or {}).get("mnemo_id") if h.tier == "ltm" else None
@@ -101,7 +105,7 @@ def _handle(h) -> str:  # noqa: ANN001
     return h.id[:8] if h.tier != "ltm" else h.id
 
 
-def _hits_text(hits) -> str:  # noqa: ANN001
+def _hits_text(hits: list[Hit]) -> str:
     if not hits:
         return "no memories found"
     rows = []

@@ -58,6 +58,7 @@ def dream(ctx: click.Context, dry_run: bool, steps: str | None, as_json: bool) -
     from ..lifecycle.dream.steps import select_steps
 
     app = ctx.find_object(App)
+    assert app is not None  # the root command made it
     chosen = select_steps(steps, app.settings.dream.steps)  # a bad name fails before anything opens
     # One tick per step planned, and (unless a dry run) per step applied and for the report.
     total = len(chosen) if dry_run else 2 * len(chosen) + 1
@@ -86,6 +87,7 @@ def review(ctx: click.Context, as_json: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     app = ctx.find_object(App)
+    assert app is not None  # the root command made it
     with app.engine() as m:
         clusters = m.dream_review()
     emit({"clusters": clusters}, as_json, lambda d: _review_text(d["clusters"]))

@@ -77,7 +77,8 @@ def ingest(app: App, source: str, export: str | None, wing: str | None, room: st
     if since or me:
         raise click.UsageError("--since and --me go with --from (a chat export)")
     if source == "-":
-        payload = click.get_text_stream("stdin").read()
+        stdin: Any = click.get_text_stream("stdin")  # type: ignore[operator]  # click 8.3 types it as object
+        payload = stdin.read()
     else:
         path = Path(source).expanduser()
         if not path.is_file():

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -59,7 +61,7 @@ scope_opts = [
 ]
 
 
-def _scoped(f):  # noqa: ANN001, ANN202
+def _scoped(f: Callable[..., Any]) -> Callable[..., Any]:
     for opt in reversed(scope_opts):
         f = opt(f)
     return f

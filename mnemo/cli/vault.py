@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from . import App, cli
 from .output import emit, progress
 
+if TYPE_CHECKING:
+    from ..models import PromotionResult
+
 pass_app = click.make_pass_decorator(App)
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON (stdout carries only the payload).")
 
 
-def _promotions_text(results) -> str:  # noqa: ANN001
+def _promotions_text(results: list[PromotionResult]) -> str:
     if not results:
         return "nothing to promote"
     rows = []

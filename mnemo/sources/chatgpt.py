@@ -53,9 +53,9 @@ def parse(raw: Any, n: int = 0) -> Conversation | Skipped:
         msg = node.get("message")
         if not isinstance(msg, dict):
             continue  # the root holds no message
-        got = _message(msg, attachments)
-        if got is not None:
-            messages.append(got)
+        message = _message(msg, attachments)
+        if message is not None:
+            messages.append(message)
     title = raw.get("title")
     meta: dict[str, Any] = {}
     if attachments:
@@ -112,7 +112,7 @@ def _message(msg: dict[str, Any], attachments: list[str]) -> Message | None:
     role = author.get("role") if isinstance(author, dict) else None
     if role not in (USER, ASSISTANT):
         return None  # system, tool, and anything unknown
-    meta = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+    meta: dict[str, Any] = msg["metadata"] if isinstance(msg.get("metadata"), dict) else {}
     if meta.get("is_visually_hidden_from_conversation") or meta.get("is_user_system_message"):
         return None
     if msg.get("recipient", "all") not in ("all", None):

@@ -276,14 +276,8 @@ class Store(LinkRows, ExportRows, JobRows, CheckRows):
 
     def existing_ids(self, ids: Sequence[str], limit: int | None = None) -> list[str]:
         """Which of ``ids`` the store holds (at most ``limit`` of them)."""
-        out: list[str] = []
-        unique = list(dict.fromkeys(ids))
-        for i in range(0, len(unique), 500):
-            part = unique[i : i + 500]
-            out += [r[0] for r in self.query(f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(part))})", part)]
-            if limit is not None and len(out) >= limit:
-                return out[:limit]
-        return out
+        out = [r[0] for r in self.query_in("SELECT id FROM memories WHERE id IN ({marks})", ids)]
+        return out if limit is None else out[:limit]
 
     def find_prefix(self, prefix: str) -> list[str]:
         """Ids that start with ``prefix`` (users type short ids)."""
