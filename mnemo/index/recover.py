@@ -40,12 +40,6 @@ HOT = ("active", "promoted", "archived")  # statuses whose memories have a vecto
 BROKEN_SUFFIX = ".broken"
 
 
-def forget_chunk_vectors(store: Store, uids: list[str] | None = None) -> int:
-    """Mark notes (all of them with ``uids=None``) as not embedded: the next reconcile reads
-    them again and embeds every chunk, since no recorded chunk hash matches."""
-    return store.forget_chunk_vectors(uids)
-
-
 def _open_index(core: Core) -> VectorIndex:
     """The index being opened: recovery runs from its open, so it never opens one itself."""
     index = core.loaded_index
@@ -118,7 +112,7 @@ def sync_chunks(core: Core) -> dict[str, int]:
         index.delete(CHUNKS, orphans)
     uids = sorted({rows[i] for i in set(rows) - have})
     if uids:
-        forget_chunk_vectors(core.store, uids)
+        core.store.forget_chunk_vectors(uids)
         log.info("%d notes lost chunk vectors: the next vault reconcile re-embeds them", len(uids))
     return {"orphans_removed": len(orphans), "notes_marked": len(uids)}
 
@@ -147,7 +141,7 @@ def open_embedded(path: Path, open_index: Any, store: Store) -> Any:
     path.rename(aside)
     store.kv_set("index.rebuilt_at", str(time.time()))
     store.kv_set("index.dirty", "1")
-    forget_chunk_vectors(store)
+    store.forget_chunk_vectors()
     return open_index()
 
 
