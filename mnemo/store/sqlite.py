@@ -18,8 +18,10 @@ from ..clock import day_of
 from ..errors import InvalidInput, StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
 from .checks import CheckRows
+from .dream import DreamRows
 from .exports import ExportRows
 from .jobs import JobRows
+from .lifecycle import LifecycleRows
 from .links import LinkRows
 from .schema import MIGRATIONS
 
@@ -60,7 +62,7 @@ def fts_query(text: str, mode: str = "or") -> str | None:
     return " OR ".join(f'"{w}"' for w in seen)
 
 
-class Store(LinkRows, ExportRows, JobRows, CheckRows):
+class Store(DreamRows, LifecycleRows, LinkRows, ExportRows, JobRows, CheckRows):
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
