@@ -346,7 +346,7 @@ class Mnemo:
         """Turn a conversation (a file path, or its text) into memories and links."""
         from .ingest import ingest
 
-        return cast("IngestReport", ingest(self.core, path_or_text, wing=wing, room=room, session_id=session_id, dry_run=dry_run, format=format, progress=progress))
+        return ingest(self.core, path_or_text, wing=wing, room=room, session_id=session_id, dry_run=dry_run, format=format, progress=progress)
 
     @operation(mutates=True)
     def capture(
@@ -549,7 +549,7 @@ class Mnemo:
         from the vault."""
         from .reindex import reindex
 
-        return cast("ReindexResult", reindex(self.core, progress))
+        return reindex(self.core, progress)
 
     @operation(mutates=True)
     def move_index(self, to: str, progress: Progress | None = None) -> IndexMove:

@@ -394,7 +394,7 @@ class Daemon:
             }
             for table, key in (("notes", "notes"), ("chunks", "chunks")):
                 try:
-                    counts[key] = int(store.query(f"SELECT count(*) FROM {table}")[0][0])
+                    counts[key] = store.count_rows(table)
                 except Exception:  # noqa: BLE001 - the vault tables may not exist in this version
                     counts[key] = None
         return {

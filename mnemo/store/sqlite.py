@@ -17,8 +17,12 @@ from .. import faults
 from ..clock import day_of
 from ..errors import InvalidInput, StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
+from .checks import CheckRows
 from .dream import DreamRows
+from .exports import ExportRows
+from .jobs import JobRows
 from .lifecycle import LifecycleRows
+from .links import LinkRows
 from .notes import NoteRows
 from .schema import MIGRATIONS
 from .vault_log import VaultLogRows
@@ -60,7 +64,7 @@ def fts_query(text: str, mode: str = "or") -> str | None:
     return " OR ".join(f'"{w}"' for w in seen)
 
 
-class Store(DreamRows, LifecycleRows, NoteRows, VaultLogRows):
+class Store(DreamRows, LifecycleRows, LinkRows, ExportRows, JobRows, CheckRows, NoteRows, VaultLogRows):
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
