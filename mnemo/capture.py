@@ -117,7 +117,7 @@ def _observe_used(core: Core, session_id: str, t: Any, final: bool) -> list[str]
     if used:
         reinforce(core, used, kind="observe", session_id=session_id)
     if final:
-        core.store.execute("DELETE FROM kv WHERE key = ?", (key,))
+        core.store.kv_delete(key)
     return used
 
 

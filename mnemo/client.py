@@ -2,28 +2,41 @@
 (``api.MnemoAPI``) by calling the daemon's JSON API, so the CLI and the MCP bridge are written
 once against either.
 
-Every operation in ``api.OPERATIONS`` is available as a method with the engine method's
-signature: arguments are bound like a direct call, sent as one JSON object
-(``POST /v1/<op>``), and the result is decoded into the type annotated on ``Mnemo.<op>``.
+Every operation of ``api.REGISTRY`` (the methods of ``engine.Mnemo`` marked ``@operation``) is
+available as a method with that method's signature: arguments are bound like a direct call,
+sent as one JSON object (``POST /v1/<op>``), and the result is decoded into the type annotated
+on ``Mnemo.<op>`` (a ``results`` TypedDict stays the plain dict it came as).
+For the type checker the client is the engine class (its base under ``TYPE_CHECKING``), so calls
+through it are checked against the one declaration.
 Errors come back as the same ``MnemoError`` class the engine raised. Callable arguments
 (progress) are never sent: for operations that report progress the client asks for a stream
 of progress lines instead, which is also how an import knows which saves were acknowledged.
 
-Standard library only (plus ``models``): a client-only command must not pay for the model
-stack.
+Standard library only (plus ``models``, and the registry, read from the engine class when the
+first operation is called: ``engine.py`` imports its heavy parts lazily): a client-only command
+must not pay for the model stack.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .daemon.endpoint import Endpoint, read_endpoint
 from .errors import DaemonError, MnemoError, error_from_dict
-from .wire import NOW_HEADER, annotation_of, bind_arguments, decode, dumps
+from .wire import NOW_HEADER, bind_arguments, decode, dumps
+
+if TYPE_CHECKING:
+    from .core import Progress
+    from .engine import Mnemo as _Engine
+    from .models import ImportResult
+    from .operations import Operation
+else:
+    _Engine = object
 
 NDJSON = "application/x-ndjson"
 
@@ -32,7 +45,7 @@ class ConnectionLost(DaemonError):
     """The daemon went away while a request was in flight: its outcome is unknown."""
 
 
-class RemoteMnemo:
+class RemoteMnemo(_Engine):
     remote = True
 
     def __init__(self, endpoint: Endpoint, timeout: float | None = 3600.0) -> None:
@@ -72,46 +85,14 @@ class RemoteMnemo:
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
             raise AttributeError(name)
-        from .api import OPERATIONS
-
-        if name not in OPERATIONS:
-            raise AttributeError(f"{type(self).__name__} has no operation {name!r}")
         method = self._methods.get(name)
         if method is None:
-            method = self._make_method(name)
-            self._methods[name] = method
-        return method
+            from .api import REGISTRY
 
-    def _make_method(self, op: str) -> Callable[..., Any]:
-        # The signature and return type come from the interface (``api.MnemoAPI``); the engine
-        # class is imported only when the interface lags behind it (a newer keyword), because a
-        # client-only command should not pay for importing the engine module.
-        from .api import MnemoAPI
-
-        proto = getattr(MnemoAPI, op, None)
-        target = proto if proto is not None else _engine_method(op)
-        if target is None:
-            # Registered in OPERATIONS but on neither class here: the daemon decides.
-            def untyped(**kwargs: Any) -> Any:
-                return self.call(op, kwargs)
-
-            return untyped
-        returns = annotation_of(target, "return")
-
-        def method(*args: Any, **kwargs: Any) -> Any:
-            try:
-                bound = bind_arguments(target, args, kwargs)
-            except TypeError:
-                engine_method = _engine_method(op) if target is proto else None
-                if engine_method is None:
-                    raise
-                bound = bind_arguments(engine_method, args, kwargs)
-            progress = bound.pop("progress", None)
-            sent = {k: v for k, v in bound.items() if not callable(v)}
-            return decode(self.call(op, sent, progress=progress if callable(progress) else None), returns)
-
-        method.__name__ = op
-        method.__doc__ = target.__doc__
+            op = REGISTRY.get(name)
+            if op is None:
+                raise AttributeError(f"{type(self).__name__} has no operation {name!r}")
+            method = self._methods[name] = RemoteOperation(self, op)
         return method
 
     def call(self, op: str, kwargs: dict[str, Any] | None = None, progress: Callable[..., Any] | None = None) -> Any:
@@ -119,7 +100,7 @@ class RemoteMnemo:
         return self._request("POST", f"/v1/{op}", kwargs or {}, progress=progress, op=op)
 
     # -- operations with client-side behaviour ------------------------------------------------
-    def import_jsonl(self, path: str | Path, progress: Callable[[int], Any] | None = None, batch: int = 256) -> Any:
+    def import_jsonl(self, path: str | Path, progress: Progress | None = None, batch: int = 256) -> ImportResult:
         """The daemon reads the file (so the path is made absolute here) and streams one
         acknowledgement per committed chunk; if the daemon goes away mid-import, the error
         says how many memories (in file order) were saved and acknowledged."""
@@ -146,9 +127,9 @@ class RemoteMnemo:
                 exc.message = f"{exc.message} ({acked} memories were saved before this, in file order)"
             raise
         self.acknowledged = acked
-        from .api import MnemoAPI
+        from .api import REGISTRY
 
-        return decode(raw, annotation_of(MnemoAPI.import_jsonl, "return"))
+        return cast("ImportResult", decode(raw, REGISTRY["import_jsonl"].returns))
 
     def submit(self, op: str, kwargs: dict[str, Any] | None = None, timeout: float | None = None) -> dict[str, Any]:
         """Queue an operation in the daemon's background (``POST /v1/background/<op>``): the
@@ -248,10 +229,30 @@ class RemoteMnemo:
                 raise error_from_dict(msg)
 
 
-def _engine_method(op: str) -> Any:
-    from .engine import Mnemo  # light: the engine imports its heavy parts lazily
+class RemoteOperation:
+    """One operation of the registry as a client method: the engine method's signature
+    (``inspect.signature`` shows it), its arguments bound like a direct call and sent, its
+    result decoded into the annotated type. A progress callback is never sent: the client asks
+    for a stream of progress lines instead."""
 
-    return getattr(Mnemo, op, None)
+    def __init__(self, client: RemoteMnemo, op: Operation) -> None:
+        self.client, self.op = client, op
+        self.__name__ = self.__qualname__ = op.name
+        self.__doc__ = op.function.__doc__
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return self.op.signature
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        bound = bind_arguments(self.op.function, args, kwargs)
+        progress = bound.pop("progress", None)
+        sent = {k: v for k, v in bound.items() if not callable(v)}
+        raw = self.client.call(self.op.name, sent, progress=progress if callable(progress) else None)
+        return decode(raw, self.op.returns)
+
+    def __repr__(self) -> str:
+        return f"<remote operation {self.op.name}{self.op.signature}>"
 
 
 def _read_head(reader: Any) -> tuple[int, dict[str, str]]:

@@ -9,16 +9,20 @@ starting (we wait for it, briefly) or another in-process command (a clear ``Lock
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, parse_time
 from .config import Settings
 from .errors import LockedError
 
+if TYPE_CHECKING:
+    from .api import MnemoAPI
+    from .client import RemoteMnemo
+
 STARTING_WAIT = 30.0  # seconds to wait for a daemon that holds the lock but is still loading
 
 
-def open_engine(settings: Settings, clock: Clock | None = None, embedder: Any = None, use_daemon: bool = True) -> Any:
+def open_engine(settings: Settings, clock: Clock | None = None, embedder: Any = None, use_daemon: bool = True) -> MnemoAPI:
     """The daemon's client if a daemon answers for ``settings.home``, else an in-process engine.
     ``use_daemon=False`` (or an explicit embedder, as tests pass) forces in-process."""
     from .client import RemoteMnemo
@@ -53,7 +57,7 @@ def open_engine(settings: Settings, clock: Clock | None = None, embedder: Any = 
     return engine
 
 
-def _wait_for_starting_daemon(settings: Settings) -> Any:
+def _wait_for_starting_daemon(settings: Settings) -> RemoteMnemo | None:
     from .client import RemoteMnemo
     from .daemon.endpoint import pid_alive
     from .lock import OwnerLock

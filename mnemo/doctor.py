@@ -58,11 +58,8 @@ def broken_properties(core: Core) -> list[dict[str, str]]:
         return []
     from .vault.parse import parse_note
 
-    rows = core.store.query(
-        "SELECT m.id, m.note_path, n.mnemo_id, n.mtime, n.size FROM memories m "
-        "LEFT JOIN notes n ON n.path = m.note_path WHERE m.status = 'promoted' AND m.note_path IS NOT NULL")
     out: list[dict[str, str]] = []
-    for mid, rel, owner, mtime, size in rows:
+    for mid, rel, owner, mtime, size in core.store.promoted_note_states():
         path = vault / rel
         try:
             st = path.stat()
@@ -93,10 +90,6 @@ class Check:
     repair: Callable[[Core, dict[str, list[str]]], dict[str, int]]
 
 
-def _marks(values: tuple[str, ...] | list[str]) -> str:
-    return ",".join("?" * len(values))
-
-
 # -- vectors -----------------------------------------------------------------------------------
 def _vector_entries(core: Core) -> list[tuple[str, dict[str, Any]]]:
     out: list[tuple[str, dict[str, Any]]] = []
@@ -107,7 +100,7 @@ def _vector_entries(core: Core) -> list[tuple[str, dict[str, Any]]]:
 
 def find_vector_problems(core: Core) -> dict[str, list[str]]:
     store = core.store
-    rows = store.query(f"SELECT id, status, embed_model FROM memories WHERE status IN ({_marks(HOT)})", HOT)
+    rows = store.status_and_model(HOT)
     status = {r[0]: r[1] for r in rows}
     entries = _vector_entries(core)
     seen = Counter(i for i, _ in entries)
@@ -153,10 +146,10 @@ def repair_vectors(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
 
 # -- keyword index -----------------------------------------------------------------------------
 def find_fts_problems(core: Core) -> dict[str, list[str]]:
-    q = core.store.query
-    ids = {r[0] for r in q("SELECT id FROM memories")}
-    rows = Counter({r[0]: int(r[1]) for r in q("SELECT id, count(*) FROM memories_fts GROUP BY id")})
-    stale = [r[0] for r in q("SELECT m.id FROM memories m JOIN memories_fts f ON f.id = m.id WHERE f.content != m.content")]
+    store = core.store
+    ids = store.memory_ids()
+    rows = Counter(store.fts_row_counts())
+    stale = store.fts_stale_ids()
     return {
         "missing": sorted(ids - set(rows)),
         "duplicate": sorted(i for i, n in rows.items() if n > 1),
@@ -198,7 +191,7 @@ def find_note_problems(core: Core) -> dict[str, list[str]]:
                 stale.append(rel)
         except OSError:
             continue
-    chunk_ids = {r[0] for r in core.store.query("SELECT id FROM chunks")}
+    chunk_ids = core.store.chunk_ids()
     have = set(core.index.all_ids(CHUNKS))
     recorded = core.store.kv_get("vault.model_hash")
     # Files the indexer skips (too large, unreadable) are not "unindexed": they are never indexed.
@@ -230,11 +223,8 @@ def repair_notes(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
         if found.get("missing_vector"):
             # Forget what the index knew of those notes' chunks so the reconcile below re-embeds
             # them (a chunk whose recorded hash matches would be kept as it is).
-            from .index.recover import forget_chunk_vectors
-
-            ids = found["missing_vector"]
-            q = f"SELECT DISTINCT note_uid FROM chunks WHERE id IN ({_marks(ids)})"
-            done["notes_reembedded"] = forget_chunk_vectors(core.store, [r[0] for r in core.store.query(q, ids)])
+            store = core.store
+            done["notes_reembedded"] = store.forget_chunk_vectors(store.notes_of_chunks(found["missing_vector"]))
         if any(found.get(k) for k in ("unindexed", "stale", "gone", "missing_vector", "model")):
             from .vault import indexer, vault_lock
 
@@ -258,46 +248,34 @@ def repair_vault_leftovers(core: Core, found: dict[str, list[str]]) -> dict[str,
     from .vault import vault_lock
     from .vault.recover import sweep
 
+    vault = core.settings.vault
+    if vault is None:
+        return {}
     with vault_lock(core):
-        return sweep(core.settings.vault, core.home)
+        return sweep(vault, core.home)
 
 
 # -- links both ways ---------------------------------------------------------------------------
-_HALF = """SELECT a.src, a.dst, a.rel FROM links a WHERE a.dir = ? AND NOT EXISTS (
-    SELECT 1 FROM links b WHERE b.dir = ? AND b.src = a.dst AND b.dst = a.src AND b.rel = a.rel)"""
-
-
 def find_link_problems(core: Core) -> dict[str, list[str]]:
-    q = core.store.query
+    store = core.store
     return {
-        "out_without_in": [f"{r[0]} -{r[2]}-> {r[1]}" for r in q(_HALF, ("out", "in"))],
-        "in_without_out": [f"{r[1]} -{r[2]}-> {r[0]}" for r in q(_HALF, ("in", "out"))],
+        "out_without_in": [f"{r[0]} -{r[2]}-> {r[1]}" for r in store.half_links("out", "in")],
+        "in_without_out": [f"{r[1]} -{r[2]}-> {r[0]}" for r in store.half_links("in", "out")],
     }
 
 
 def repair_links(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
     """Add the missing twin of every half link (same origin, weight and time)."""
-    with core.write_lock, core.store.tx() as conn:
-        before = conn.total_changes
-        for have, want in (("out", "in"), ("in", "out")):
-            conn.execute(
-                "INSERT OR IGNORE INTO links (src, dst, rel, dir, origin, weight, created_at) "
-                f"SELECT a.dst, a.src, a.rel, ?, a.origin, a.weight, a.created_at FROM ({_HALF}) h "
-                "JOIN links a ON a.src = h.src AND a.dst = h.dst AND a.rel = h.rel AND a.dir = ?",
-                (want, have, want, have),
-            )
-        return {"twins_added": conn.total_changes - before}
+    with core.write_lock:
+        return {"twins_added": core.store.add_link_twins()}
 
 
 # -- no note claimed twice ---------------------------------------------------------------------
 def find_claim_problems(core: Core) -> dict[str, list[str]]:
-    q = core.store.query
-    shared = q("SELECT note_path FROM memories WHERE note_path IS NOT NULL GROUP BY note_path HAVING count(*) > 1")
-    copies = q("SELECT mnemo_id, group_concat(path, ' | ') FROM notes WHERE mnemo_id IS NOT NULL "
-               "GROUP BY mnemo_id HAVING count(*) > 1")
+    store = core.store
     return {
-        "note_shared_by_memories": sorted(r[0] for r in shared),
-        "mnemo_id_in_several_notes": sorted(f"{r[0]}: {r[1]}" for r in copies),
+        "note_shared_by_memories": sorted(store.notes_shared_by_memories()),
+        "mnemo_id_in_several_notes": sorted(f"{mid}: {paths}" for mid, paths in store.ids_in_several_notes()),
     }
 
 
@@ -307,9 +285,8 @@ def repair_claims(core: Core, found: dict[str, list[str]]) -> dict[str, int]:
     released = 0
     with core.write_lock:
         for path in found.get("note_shared_by_memories", []):
-            owner = core.store.query("SELECT mnemo_id FROM notes WHERE path = ?", (path,))
-            owner_id = owner[0][0] if owner else None
-            claimants = [r[0] for r in core.store.query("SELECT id FROM memories WHERE note_path = ?", (path,))]
+            owner_id = core.store.note_owner(path)
+            claimants = core.store.note_claimants(path)
             if owner_id not in claimants:
                 continue  # the note names none of them: a person has to say which (reported again)
             for mid in claimants:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 from .models import Memory
+from .results import IngestReport
 
 if TYPE_CHECKING:
     from .core import Core
@@ -88,7 +89,7 @@ def ingest(
     dry_run: bool = False,
     format: str | None = None,  # noqa: A002 - the word users know
     progress: Callable[[int], None] | None = None,
-) -> dict[str, Any]:
+) -> IngestReport:
     """Ingest a conversation (a file path, or its text with an optional ``format`` hint:
     json, markdown or text). ``progress`` advances by 2 units per turn in all."""
     from . import pipeline

@@ -15,6 +15,8 @@ from .models import Fingerprint, Memory, SaveResult
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .core import Core, Progress
     from .graph.enrich import LinkReport
 
@@ -51,7 +53,6 @@ def write_memories(
     memories for ``enrich_pending`` (bulk writes, which must not pay for spaCy). With
     ``skip_duplicates`` a near-duplicate flagged by the surprise rule is reported
     (``created=False``) and not stored."""
-    from .core import vector_meta
     from .graph import db as graph_db
     from .graph.enrich import fingerprint_memories, link_memories
     from .nlp.classify import classify
@@ -74,21 +75,22 @@ def write_memories(
             except (ImportError, OSError) as exc:  # the spaCy model is missing: save now, enrich later
                 log.warning("fingerprints deferred, the spaCy model did not load: %s", exc)
                 mode = "defer"
-        index = core.index  # opens Chroma and checks the model before we write
+        _ = core.index  # opens Chroma and checks the model before we write
         vectors = core.embedder.embed([m.content for m in memories])
         memories = [replace(m, embed_model=core.embedder.model_hash) for m in memories]
         annotated = _annotate(core, memories, vectors)
         keep = [i for i, (_, dup) in enumerate(annotated) if not (skip_duplicates and dup)]
         stored = [annotated[i][0] for i in keep]
         if stored:
-            with core.write_lock, core.index_write():
-                with core.store.tx():
-                    core.store.insert_memories(stored)
+            # The activity day commits on its own after the memories (transaction=False).
+            with core.writes(transaction=False) as w:
+                with w.store.tx():
+                    w.store.insert_memories(stored)
                     # Queued in the same transaction: a memory is never stored without either
                     # its links or its place in the enrichment queue.
-                    graph_db.queue(core.store, [m.id for m in stored], core.now())
-                core.store.mark_activity(core.now())
-                index.upsert("memories", [m.id for m in stored], vectors[keep], [vector_meta(m) for m in stored])
+                    graph_db.queue(w.store, [m.id for m in stored], core.now())
+                w.store.mark_activity(core.now())
+                w.upsert(stored, vectors[keep])
             if mode != "defer":
                 link_memories(core, stored, report)
         results.extend(_results(annotated, set(keep)))
@@ -109,7 +111,7 @@ def _results(annotated: list[tuple[Memory, str | None]], kept: set[int]) -> list
     return out
 
 
-def _annotate(core: Core, memories: list[Memory], vectors) -> list[tuple[Memory, str | None]]:  # noqa: ANN001
+def _annotate(core: Core, memories: list[Memory], vectors: np.ndarray) -> list[tuple[Memory, str | None]]:
     """Surprise at write (scoring), where the scoring module is present."""
     from .index.vectors import live_neighbours
     from .scoring.surprise import K, annotate

@@ -216,32 +216,33 @@ class Core:
 
     def set_status(self, m: Memory, status: Status) -> Memory:
         now = self.now()
-        with self.write_lock, self.index_write():
+        with self.writes(transaction=False) as w:
             # Only the status and the note change: the rest comes from the row as it is now, so a
             # use recorded since the caller read ``m`` (another request) is not written over.
-            current = self.store.get_memory(m.id) or m
+            current = w.store.get_memory(m.id) or m
             new = replace(current, status=status, note_path=m.note_path, updated_at=now,
                           archived_at=now if status == Status.ARCHIVED else current.archived_at)
-            self.store.update_memory(new)
-            self.index.update_metadata("memories", [new.id], [vector_meta(new)])
+            w.store.update_memory(new)
+            w.update_meta([new])
         return new
 
     def update(self, memory: Memory) -> Memory:
         """Write a changed memory back (content changes are re-embedded)."""
         old = self.get(memory.id)
         new = replace(memory, updated_at=self.now())
-        with self.write_lock, self.index_write():
+        # Statement by statement (transaction=False): the row and the enrichment queue commit
+        # one after the other, as they always have; the index follows both.
+        with self.writes(transaction=False) as w:
             if new.content != old.content:
                 from ..nlp.tokens import count_tokens
 
                 new = replace(new, tokens=count_tokens(new.content))
-                self.store.update_memory(new)
-                self.store.queue_enrich([new.id], self.now())  # new words: fingerprint and links again
-                vec = self.embedder.embed([new.content])
-                self.index.upsert("memories", [new.id], vec, [vector_meta(new)])
+                w.store.update_memory(new)
+                w.store.queue_enrich([new.id], self.now())  # new words: fingerprint and links again
+                w.upsert([new], self.embedder.embed([new.content]))
             else:
-                self.store.update_memory(new)
-                self.index.update_metadata("memories", [new.id], [vector_meta(new)])
+                w.store.update_memory(new)
+                w.update_meta([new])
         return new
 
     # -- reads ----------------------------------------------------------------------------------

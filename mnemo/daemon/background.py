@@ -49,12 +49,14 @@ class Background:
             raise InvalidInput(f"{op} only reads: call it directly", hint=f"POST /v1/{op}")
         if self.app.stopping.is_set():
             raise DaemonError("the daemon is stopping", hint="start it again with `mnemo daemon start`")
-        self.app._arguments(self.app._method(op), op, dict(kwargs))  # bad arguments fail now, not later
+        self.app._method(op)
+        self.app._arguments(op, dict(kwargs))  # bad arguments fail now, not later
         with self._cond:
             if len(self._queue) >= MAX_QUEUED:
                 raise DaemonError(f"{MAX_QUEUED} background jobs are already waiting", hint="try again later")
-            job = {"id": next(self._ids), "op": op, "state": "queued", "queued_at": time.time(),
-                   "started_at": None, "finished_at": None, "result": None, "error": None, "_kwargs": kwargs}
+            job: dict[str, Any] = {"id": next(self._ids), "op": op, "state": "queued", "queued_at": time.time(),
+                                   "started_at": None, "finished_at": None, "result": None, "error": None,
+                                   "_kwargs": kwargs}
             self._jobs[job["id"]] = job
             self._queue.append(job)
             if self._thread is None:

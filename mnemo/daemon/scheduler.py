@@ -225,10 +225,7 @@ def mark_activity_day(engine: Mnemo, since: float | None, vault_events: int = 0)
     now = engine.now()
     day = day_of(now)
     since = since if since is not None else now - 86400.0
-    used = engine.core.store.query(
-        "SELECT (SELECT count(*) FROM uses WHERE at > ?) + (SELECT count(*) FROM memories WHERE created_at > ?)",
-        (since, since),
-    )[0][0]
+    used = engine.core.store.uses_and_new_since(since)
     reason = "uses or new memories" if used else ("vault edits" if vault_events else None)
     if reason:
         engine.core.store.mark_activity(now)
@@ -260,9 +257,7 @@ def lifecycle_jobs(engine: Mnemo, scheduler_last_run: Callable[[str], float | No
 
     def store_changed(since: float) -> bool:
         """A memory saved, used or changed, or a note promoted or demoted, since ``since``."""
-        return bool(engine.core.store.query(
-            "SELECT EXISTS(SELECT 1 FROM memories WHERE updated_at > ? OR created_at > ?) "
-            "OR EXISTS(SELECT 1 FROM vault_log WHERE at > ?)", (since, since, since))[0][0])
+        return engine.core.store.changed_since(since)
 
     def dream() -> Any:
         return _engine_call(engine, "dream", dry_run=False)

@@ -26,12 +26,13 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import __version__
-from ..api import OPERATIONS
+from ..api import REGISTRY
 from ..clock import Clock, iso, parse_time
 from ..config import Settings
 from ..errors import ConfigError, DaemonError, InvalidInput, LockedError, MnemoError, NotFound
 from ..lock import OwnerLock
-from ..wire import accepts, to_jsonable
+from ..operations import Operation
+from ..wire import decode, to_jsonable
 from .endpoint import Endpoint, remove_endpoint, write_endpoint
 from .http import ApiServer, is_loopback
 
@@ -272,20 +273,17 @@ class Daemon:
             return getattr(self.engine, op)(*args, **kwargs)
 
     def _method(self, op: str) -> Callable[..., Any]:
-        if op not in OPERATIONS:
-            raise NotFound(f"no operation {op!r}", hint="GET /v1/operations lists them")
-        method = getattr(self.engine, op, None) if self.engine is not None else None
-        if not callable(method):
-            if self.engine is None:
-                raise DaemonError("the daemon is stopping", hint="start it again with `mnemo daemon start`")
-            raise NotFound(f"operation {op!r} is not available in this version", hint="GET /v1/operations lists them")
+        """The engine's method for a registered operation (``api.REGISTRY``): nothing else is
+        served, whatever else the engine object has."""
+        registered(op)
+        if self.engine is None:
+            raise DaemonError("the daemon is stopping", hint="start it again with `mnemo daemon start`")
+        method: Callable[..., Any] = getattr(self.engine, op)
         return method
 
     def reports_progress(self, op: str) -> bool:
-        try:
-            return accepts(self._method(op), "progress")
-        except MnemoError:
-            return False
+        found = REGISTRY.get(op)
+        return found is not None and found.reports_progress
 
     def call(self, op: str, kwargs: dict[str, Any], progress: Callable[..., None] | None = None,
              now: float | str | None = None) -> Any:
@@ -298,7 +296,7 @@ class Daemon:
             raise DaemonError("the daemon is stopping", hint="start it again with `mnemo daemon start`")
         try:
             method = self._method(op)
-            kwargs = self._arguments(method, op, kwargs)
+            kwargs = self._arguments(op, kwargs)
             if progress is not None:
                 kwargs["progress"] = self._guarded_progress(progress)
             call_time = parse_time(now) if now is not None else None
@@ -326,35 +324,29 @@ class Daemon:
         return progress
 
     @staticmethod
-    def _arguments(method: Callable[..., Any], op: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-        import inspect
-
-        from ..wire import annotation_of, decode
-
+    def _arguments(op: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Check a request's fields against the operation's declared signature (the request
+        type) and decode each into its annotated type."""
+        declared = registered(op)
         if "progress" in kwargs:
             raise InvalidInput("progress cannot be sent; ask for a stream with `Accept: application/x-ndjson`")
-        sig = inspect.signature(method)
+        sig = declared.signature
         try:
             sig.bind(**kwargs)
         except TypeError as exc:
             params = ", ".join(p for p in sig.parameters if p != "progress")
             raise InvalidInput(f"bad arguments for {op}: {exc}", hint=f"{op} takes: {params}") from None
-        out = {}
-        for name, value in kwargs.items():
-            param = sig.parameters.get(name)
-            out[name] = decode(value, annotation_of(method, name)) if param is not None else value
-        return out
+        return {name: decode(value, declared.parameter_type(name)) if name in sig.parameters else value
+                for name, value in kwargs.items()}
 
     def operations(self) -> dict[str, Any]:
+        """``GET /v1/operations``: every registered operation, its parameters and result."""
         import inspect
 
         out: dict[str, Any] = {}
-        for op, mutating in OPERATIONS.items():
-            method = getattr(self.engine, op, None) if self.engine is not None else None
-            if not callable(method):
-                continue
+        for op, declared in REGISTRY.items():
             params = {}
-            for name, p in inspect.signature(method).parameters.items():
+            for name, p in declared.signature.parameters.items():
                 if name == "progress":
                     continue
                 params[name] = {
@@ -364,11 +356,11 @@ class Daemon:
                     "extra_fields": p.kind is inspect.Parameter.VAR_KEYWORD,
                 }
             out[op] = {
-                "mutating": mutating,
-                "streams_progress": accepts(method, "progress"),
+                "mutating": declared.mutates,
+                "streams_progress": declared.reports_progress,
                 "params": params,
-                "returns": str(getattr(method, "__annotations__", {}).get("return", "")),
-                "doc": (inspect.getdoc(method) or "").split("\n\n")[0],
+                "returns": str(declared.function.__annotations__.get("return", "")),
+                "doc": declared.doc.split("\n\n")[0],
             }
         return out
 
@@ -402,7 +394,7 @@ class Daemon:
             }
             for table, key in (("notes", "notes"), ("chunks", "chunks")):
                 try:
-                    counts[key] = int(store.query(f"SELECT count(*) FROM {table}")[0][0])
+                    counts[key] = store.count_rows(table)
                 except Exception:  # noqa: BLE001 - the vault tables may not exist in this version
                     counts[key] = None
         return {
@@ -443,6 +435,14 @@ class Daemon:
         except Exception:  # noqa: BLE001 - status must answer whatever the vault looks like
             log.exception("checking the promoted notes' properties failed")
             return []
+
+
+def registered(op: str) -> Operation:
+    """The registered operation ``op`` (``api.REGISTRY``), or NotFound."""
+    found = REGISTRY.get(op)
+    if found is None:
+        raise NotFound(f"no operation {op!r}", hint="GET /v1/operations lists them")
+    return found
 
 
 def run_daemon(settings: Settings, foreground: bool = True, install_signals: bool = True) -> int:

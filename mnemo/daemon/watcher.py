@@ -194,12 +194,12 @@ class NoteEvents:
                 for rel in self.actions.known_under(prefix + "/"):
                     self._note("deleted", rel, at)
         if kind == "created" or (kind == "moved" and self.ignored_dir(src) and not self.ignored_dir(dest)):
-            folder = dest if kind == "moved" else src
-            for base, _dirs, files in os.walk(folder):  # type: ignore[type-var]
+            folder = dest if kind == "moved" and dest is not None else src  # a move always has a dest
+            for base, _dirs, files in os.walk(folder):
                 for name in files:
-                    rel = self.rel(os.path.join(base, name))
-                    if not self.ignored(rel):
-                        self._note("created", rel, at)  # type: ignore[arg-type]
+                    note = self.rel(os.path.join(base, name))
+                    if note is not None and not self.ignored(note):
+                        self._note("created", note, at)
 
     def ignored_dir(self, path: str | None) -> bool:
         rel = self.rel(path) if path is not None else None
@@ -250,10 +250,10 @@ class NoteEvents:
             if old_hash is None:
                 self.skipped += 1
                 return {"path": rel, "action": "none", "why": "not indexed"}
-            twin = self._pending_twin("created", old_hash)
-            if twin is not None:  # a delete + a create with the same bytes: a move
-                del self.pending[twin]
-                return self._call("move", twin, lambda: self.actions.move_note(rel, twin), src=rel)
+            moved_to = self._pending_twin("created", old_hash)
+            if moved_to is not None:  # a delete + a create with the same bytes: a move
+                del self.pending[moved_to]
+                return self._call("move", moved_to, lambda: self.actions.move_note(rel, moved_to), src=rel)
             return self._call("remove", rel, lambda: self.actions.remove_note(rel))
         if not exists:
             return self._handle(rel, Pending("deleted", now), now)
@@ -319,13 +319,10 @@ class EngineActions:
         return self.call("move_note", old, new)
 
     def known_hash(self, rel: str) -> str | None:
-        rows = self.engine.core.store.query("SELECT content_hash FROM notes WHERE path = ?", (rel,))
-        return rows[0][0] if rows else None
+        return self.engine.core.store.indexed_note_hash(rel)
 
     def known_under(self, prefix: str) -> list[str]:
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self.engine.core.store.query("SELECT path FROM notes WHERE path LIKE ? ESCAPE '\\'", (escaped + "%",))
-        return [r[0] for r in rows]
+        return self.engine.core.store.indexed_notes_under(prefix)
 
 
 class VaultWatcher:

@@ -23,22 +23,12 @@ def export_page(core: Core, after: int = 0, limit: int = 500) -> dict[str, Any]:
             raise InvalidInput(f"{name} must be a whole number ≥ 0")
     limit = max(1, min(int(limit), MAX_PAGE))
     store = core.store
-    rows = store.query("SELECT rowid AS _rowid, * FROM memories WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
+    rows = store.memory_rows_after(after, limit)
     ids = [r["id"] for r in rows]
-    uses: dict[str, list[list[Any]]] = {}
-    for r in store.query_in("SELECT memory_id, at, kind, context FROM uses WHERE memory_id IN ({marks}) ORDER BY rowid", ids):
-        uses.setdefault(r[0], []).append([r[1], r[2], r[3]])
-    links: dict[str, list[list[Any]]] = {}
-    for r in store.query_in(
-        "SELECT src, dst, rel, origin, weight, created_at FROM links WHERE dir = 'out' AND src IN ({marks}) "
-        "ORDER BY src, dst, rel", ids,
-    ):
-        links.setdefault(r[0], []).append([r[1], r[2], r[3], r[4], r[5]])
-    entities: dict[str, list[list[Any]]] = {}
-    for r in store.query_in("SELECT memory_id, key, name, created_at FROM memory_entities WHERE memory_id IN ({marks}) "
-                            "ORDER BY memory_id, key", ids):
-        entities.setdefault(r[0], []).append([r[1], r[2], r[3]])
-    pending = {r[0] for r in store.query_in("SELECT memory_id FROM enrich_queue WHERE memory_id IN ({marks})", ids)}
+    uses = store.uses_of(ids)
+    links = store.out_links_of(ids)
+    entities = store.entities_of(ids)
+    pending = store.enrich_pending_among(ids)
     records = []
     for row in rows:
         m = store._row_to_memory(row)
@@ -53,7 +43,7 @@ def export_page(core: Core, after: int = 0, limit: int = 500) -> dict[str, Any]:
         records.append(rec)
     out: dict[str, Any] = {"memories": records, "after": rows[-1]["_rowid"] if rows else after, "done": len(rows) < limit}
     if after == 0:
-        out["days"] = [[r[0], r[1]] for r in store.query("SELECT day, first_at FROM activity_days ORDER BY day")]
-        out["journal"] = [[r[0], r[1]] for r in store.query("SELECT key, value FROM kv WHERE key LIKE 'history.%' ORDER BY key")]
-        out["total"] = int(store.query("SELECT count(*) FROM memories")[0][0])
+        out["days"] = store.activity_day_rows()
+        out["journal"] = store.history_journal()
+        out["total"] = store.count()
     return out

@@ -176,11 +176,11 @@ def restore(core: Core, path: str | Path, progress: Progress | None = None) -> I
             break
         seen.add(i)
     done: set[str] = set()
-    for row in core.store.query_in("SELECT id, content_hash FROM memories WHERE id IN ({marks})", ids):
-        if row[1] == hashes[row[0]]:
-            done.add(row[0])  # restored by an earlier run of this import
+    for mid, digest in core.store.content_hashes(ids).items():
+        if digest == hashes[mid]:
+            done.add(mid)  # restored by an earlier run of this import
         else:
-            errors.append(f"a different memory with id {row[0]!r} is already in the store")
+            errors.append(f"a different memory with id {mid!r} is already in the store")
     if errors:
         shown = "; ".join(errors[:MAX_REPORTED])
         more = " (and more)" if len(errors) > MAX_REPORTED else ""
@@ -205,14 +205,12 @@ def restore(core: Core, path: str | Path, progress: Progress | None = None) -> I
             journal.append((rec["key"], rec["value"]))
     if batch:
         restored += _write(core, batch, progress)
-    with core.write_lock, core.store.tx() as conn:
-        conn.executemany("INSERT OR IGNORE INTO activity_days (day, first_at) VALUES (?, ?)", days)
-        conn.executemany("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", journal)
+    with core.write_lock:
+        core.store.restore_days_and_journal(days, journal)
     return ImportResult(saved=len(restored), ids=tuple(restored), seconds=time.perf_counter() - t0)
 
 
 def _write(core: Core, records: list[dict[str, Any]], progress: Progress | None) -> list[str]:
-    from ..graph import db as graph_db
     from ..lifecycle.cold import quantize
     from ..models import Link
 
@@ -224,26 +222,25 @@ def _write(core: Core, records: list[dict[str, Any]], progress: Progress | None)
     _ = core.index  # opens the vector index (and checks the model) before anything is written
     hot = [m for m in memories if m.status.value != "cold"]
     cold = [m for m in memories if m.status.value == "cold"]
-    with core.write_lock, core.index_write():
-        with core.store.tx() as conn:
-            core.store.insert_memories(memories)
-            core.store.add_uses(uses)
-            core.store.add_links(links)
-            graph_db.index_entities(core.store, ents)
-            conn.executemany("INSERT OR IGNORE INTO enrich_queue (memory_id, queued_at) VALUES (?, ?)", pending)
-            if cold:
-                model = core.embedder.model_hash
-                kept = {r["id"]: r["cold"] for r in records if r.get("cold") and r["cold"][2] == model}
-                fresh = [m for m in cold if m.id not in kept]  # quantized by another model: made again
-                vecs = core.embedder.embed([m.content for m in fresh]) if fresh else []
-                rows = [(*quantize(v), model, m.id) for m, v in zip(fresh, vecs, strict=True)]
-                rows += [(base64.b64decode(b), scale, model, i) for i, (b, scale, _) in kept.items()]
-                conn.executemany("UPDATE memories SET cold_vector = ?, cold_scale = ?, embed_model = ? WHERE id = ?", rows)
+    with core.writes() as w:
+        rows: list[tuple[Any, Any, str, str]] = []
+        if cold:
+            model = core.embedder.model_hash
+            kept = {r["id"]: r["cold"] for r in records if r.get("cold") and r["cold"][2] == model}
+            fresh = [m for m in cold if m.id not in kept]  # quantized by another model: made again
+            vecs: Any = core.embedder.embed([m.content for m in fresh]) if fresh else []
+            rows = [(*quantize(v), model, m.id) for m, v in zip(fresh, vecs, strict=True)]
+            rows += [(base64.b64decode(b), scale, model, i) for i, (b, scale, _) in kept.items()]
+        w.store.restore_memories(memories, uses, links, ents, pending, rows)
         if hot:
-            core.embed_into_index([hot])
+            w.then(lambda: _embed(core, hot))
     if progress:
         progress(len(memories))
     return [m.id for m in memories]
+
+
+def _embed(core: Core, memories: list[Memory]) -> None:
+    core.embed_into_index([memories])
 
 
 def _check_header(rec: Any, where: str) -> None:

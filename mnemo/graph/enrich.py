@@ -16,7 +16,6 @@ concurrent touch of the same memory is never overwritten.
 
 from __future__ import annotations
 
-import json
 import time
 import weakref
 from collections import defaultdict
@@ -186,16 +185,8 @@ def link_memories(core: Core, memories: Sequence[Memory], report: LinkReport | N
     links = plan_links(core, memories, report)
     store = core.store
     rows = [(m.id, entity_key(e), e, m.created_at) for m in memories for e in m.fingerprint.entities]
-    with core.write_lock, store.tx() as conn:
-        store.add_links(links)
-        db.clear_entities(store, [m.id for m in memories])
-        db.index_entities(store, rows)
-        for link in links:
-            if link.rel == "supersedes":
-                conn.execute(
-                    "UPDATE memories SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL", (link.src, link.dst)
-                )
-        db.dequeue(store, [m.id for m in memories])
+    with core.write_lock:
+        store.commit_enrichment(links, [m.id for m in memories], rows)
     return links
 
 
@@ -211,11 +202,8 @@ def enrich_pending(core: Core, limit: int = 500) -> dict[str, Any]:
     memories = fingerprint_memories(core, [found[i] for i in ids if i in found])
     report = LinkReport()
     if memories:
-        with core.write_lock, store.tx() as conn:
-            conn.executemany(
-                "UPDATE memories SET fingerprint = ? WHERE id = ?",
-                [(json.dumps(m.fingerprint.to_dict(), ensure_ascii=False), m.id) for m in memories],
-            )
+        with core.write_lock:
+            store.set_fingerprints(memories)
         link_memories(core, memories, report)
     return {
         "enriched": len(memories),

@@ -41,12 +41,9 @@ def link(core: Core, a: str, b: str, rel: str, origin: str = "person", weight: f
     if src == dst:
         raise InvalidInput("a memory cannot be linked to itself")
     new = Link(src, dst, rel, origin, float(weight), core.now())
-    with core.write_lock, core.store.tx() as conn:
+    with core.write_lock:
         # A person's link replaces an automatic one of the same type between the same pair.
-        core.store.remove_links(src, dst, rel)
-        core.store.add_links([new])
-        if rel == "supersedes":
-            conn.execute("UPDATE memories SET superseded_by = ? WHERE id = ?", (src, dst))
+        core.store.replace_link(new)
     return new
 
 
@@ -56,12 +53,5 @@ def unlink(core: Core, a: str, b: str, rel: str | None = None) -> int:
     if rel is not None and not valid_link_type(rel):
         raise InvalidInput(f"unknown link type {rel!r}", hint="`mnemo graph ID` shows the links a memory has")
     x, y = _resolve(core, a, allow_missing=True), _resolve(core, b, allow_missing=True)
-    with core.write_lock, core.store.tx() as conn:
-        gone = [ln for ln in core.store.links_of(x) if ln.dst == y or ln.src == y]
-        if rel is not None:
-            gone = [ln for ln in gone if ln.rel == rel]
-        n = core.store.remove_links(x, y, rel) + core.store.remove_links(y, x, rel)
-        for ln in gone:
-            if ln.rel == "supersedes":
-                conn.execute("UPDATE memories SET superseded_by = NULL WHERE id = ? AND superseded_by = ?", (ln.dst, ln.src))
-    return n
+    with core.write_lock:
+        return core.store.unlink_pair(x, y, rel)

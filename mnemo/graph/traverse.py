@@ -49,9 +49,8 @@ class Healer:
             else:
                 dead.append(ln)
         if dead:
-            with self.core.write_lock, store.tx():
-                for ln in dead:
-                    self.healed += store.remove_links(ln.src, ln.dst, ln.rel)
+            with self.core.write_lock:
+                self.healed += store.remove_each_link(dead)
         return live
 
 

@@ -67,7 +67,6 @@ class DeferredMetadata:
 
     def flush(self, core: Core) -> int:
         """Write the current store rows' metadata for every pending id; the count written."""
-        from ..core import vector_meta
         from .recover import HOT
 
         if not self.ids:
@@ -78,11 +77,11 @@ class DeferredMetadata:
             if not ids:
                 return 0
             try:
-                with core.index_write():
-                    found = core.store.get_memories(ids)
+                # No transaction: the store is only read here, and the index is written after.
+                with core.writes(transaction=False) as w:
+                    found = w.store.get_memories(ids)
                     live = [m for m in found.values() if m.status.value in HOT]
-                    if live:
-                        core.index.update_metadata("memories", [m.id for m in live], [vector_meta(m) for m in live])
+                    w.update_meta(live)
             except Exception:
                 # The dirty mark stays set: the next open re-syncs the metadata from the store.
                 log.warning("deferred vector metadata write failed for %d memories", len(ids), exc_info=True)

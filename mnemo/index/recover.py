@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..core import Core
     from ..models import Memory
     from ..store import Store
+    from .chroma import VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -39,26 +40,21 @@ HOT = ("active", "promoted", "archived")  # statuses whose memories have a vecto
 BROKEN_SUFFIX = ".broken"
 
 
-def forget_chunk_vectors(store: Store, uids: list[str] | None = None) -> int:
-    """Mark notes (all of them with ``uids=None``) as not embedded: the next reconcile reads
-    them again and embeds every chunk, since no recorded chunk hash matches."""
-    with store.tx() as conn:
-        if uids is None:
-            conn.execute("UPDATE chunks SET hash = ''")
-            return conn.execute("UPDATE notes SET content_hash = '', mtime = -1").rowcount
-        conn.executemany("UPDATE chunks SET hash = '' WHERE note_uid = ?", [(u,) for u in uids])
-        conn.executemany("UPDATE notes SET content_hash = '', mtime = -1 WHERE uid = ?", [(u,) for u in uids])
-    return len(uids)
+def _open_index(core: Core) -> VectorIndex:
+    """The index being opened: recovery runs from its open, so it never opens one itself."""
+    index = core.loaded_index
+    assert index is not None, "the vector index is recovered while it is open"
+    return index
 
 
 def sync(core: Core) -> dict[str, int]:
     """Run at every open of the index. When the last write finished (``index.dirty`` is 0) and
     the counts agree there is nothing to do; otherwise memories and note chunks are compared
     id by id (and, after an interrupted write, memory metadata too) and repaired."""
-    index = core.loaded_index
+    index = _open_index(core)
     dirty = core.store.kv_get("index.dirty", "0") != "0"
     hot = core.store.count(status=HOT)
-    chunk_rows = int(core.store.query("SELECT count(*) FROM chunks")[0][0])
+    chunk_rows = core.store.count_rows("chunks")
     if not dirty and index.count("memories") == hot and index.count(CHUNKS) == chunk_rows:
         return {}
     done = sync_memories(core, metadata=dirty)
@@ -74,7 +70,7 @@ def sync_memories(core: Core, metadata: bool = False) -> dict[str, int]:
     from ..core import vector_meta
     from .chroma import _clean_meta
 
-    index = core.loaded_index
+    index = _open_index(core)
     have: dict[str, dict[str, Any]] = {}
     for page in index.entries("memories", include=("metadatas",) if metadata else ()):
         metas = page.get("metadatas") or [{}] * len(page["ids"])
@@ -108,15 +104,15 @@ def _differs(want: dict[str, Any], got: dict[str, Any]) -> bool:
 def sync_chunks(core: Core) -> dict[str, int]:
     """Delete chunk vectors with no chunk row; mark notes whose chunks lack a vector for
     re-embedding. Returns the counts."""
-    index = core.loaded_index
+    index = _open_index(core)
     have = set(index.all_ids(CHUNKS))
-    rows = {r[0]: r[1] for r in core.store.query("SELECT id, note_uid FROM chunks")}
+    rows = core.store.chunk_notes()
     orphans = sorted(have - set(rows))
     if orphans:
         index.delete(CHUNKS, orphans)
     uids = sorted({rows[i] for i in set(rows) - have})
     if uids:
-        forget_chunk_vectors(core.store, uids)
+        core.store.forget_chunk_vectors(uids)
         log.info("%d notes lost chunk vectors: the next vault reconcile re-embeds them", len(uids))
     return {"orphans_removed": len(orphans), "notes_marked": len(uids)}
 
@@ -145,7 +141,7 @@ def open_embedded(path: Path, open_index: Any, store: Store) -> Any:
     path.rename(aside)
     store.kv_set("index.rebuilt_at", str(time.time()))
     store.kv_set("index.dirty", "1")
-    forget_chunk_vectors(store)
+    store.forget_chunk_vectors()
     return open_index()
 
 

@@ -30,41 +30,37 @@ def dequantize(blob: bytes, scale: float) -> np.ndarray:
 
 def freeze(core: Core, memories: list[Memory]) -> int:
     """Move memories to cold storage: quantized vector into the store, out of Chroma."""
-    from ..core import vector_meta  # noqa: F401 - keeps the import graph obvious
-
     if not memories:
         return 0
     vecs = core.index.get_vectors("memories", [m.id for m in memories])
     now = core.now()
-    with core.write_lock, core.index_write():
-        with core.store.tx() as conn:
-            for m in memories:
-                vec = vecs.get(m.id)
-                if vec is None:
-                    vec = core.embedder.embed([m.content])[0]
-                blob, scale = quantize(vec)
-                core.store.update_memory(replace(m, status=Status.COLD, updated_at=now))
-                conn.execute("UPDATE memories SET cold_vector = ?, cold_scale = ? WHERE id = ?", (blob, scale, m.id))
-        core.index.delete("memories", [m.id for m in memories])
+    with core.writes() as w:
+        for m in memories:
+            vec = vecs.get(m.id)
+            if vec is None:
+                vec = core.embedder.embed([m.content])[0]
+            blob, scale = quantize(vec)
+            w.store.update_memory(replace(m, status=Status.COLD, updated_at=now))
+            w.store.set_cold_vector(m.id, blob, scale)
+        w.delete([m.id for m in memories])
     return len(memories)
 
 
 def warm_up(core: Core, m: Memory) -> Memory:
     """Bring an archived or cold memory back to active, its vector back into the hot index."""
-    from ..core import vector_meta
-
-    rows = core.store.query("SELECT cold_vector, cold_scale FROM memories WHERE id = ?", (m.id,))
-    blob, scale = (rows[0][0], rows[0][1]) if rows else (None, None)
+    cold = core.store.cold_vector(m.id)
     new = replace(m, status=Status.ACTIVE, updated_at=core.now(), archived_at=None)
-    with core.write_lock, core.index_write():
-        core.store.update_memory(new)
-        if blob is not None:
-            vec = dequantize(blob, float(scale))
+    # Statement by statement: the row changes, then the index, and only then is the cold copy
+    # dropped, so a crash in between never leaves a memory with neither vector.
+    with core.writes(transaction=False) as w:
+        w.store.update_memory(new)
+        if cold is not None:
+            vec = dequantize(*cold)
         elif m.id in core.index.get_vectors("memories", [m.id]):
-            core.index.update_metadata("memories", [m.id], [vector_meta(new)])
+            w.update_meta([new])
             return new
         else:
             vec = core.embedder.embed([new.content])[0]
-        core.index.upsert("memories", [m.id], vec[None, :], [vector_meta(new)])
-        core.store.execute("UPDATE memories SET cold_vector = NULL, cold_scale = NULL WHERE id = ?", (m.id,))
+        w.upsert([new], vec[None, :])
+        w.then(lambda: core.store.clear_cold_vector(m.id))
     return new

@@ -15,22 +15,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..store.sqlite import Store
+    from ..store import Store
 
 
 def record(store: Store, memory_id: str, at: float) -> None:
-    store.execute("INSERT INTO demotions (memory_id, at) VALUES (?, ?) "
-                  "ON CONFLICT(memory_id) DO UPDATE SET at = excluded.at", (memory_id, at))
+    store.record_demotion(memory_id, at)
 
 
 def clear(store: Store, memory_id: str) -> None:
-    store.execute("DELETE FROM demotions WHERE memory_id = ?", (memory_id,))
+    store.clear_demotion(memory_id)
 
 
 def demotions_of(store: Store, ids: Sequence[str]) -> dict[str, tuple[float, int]]:
     """Demoted memories among ``ids``: id → (when, how many uses since)."""
-    rows = store.query_in(
-        "SELECT d.memory_id, d.at, count(u.at) FROM demotions d "
-        "LEFT JOIN uses u ON u.memory_id = d.memory_id AND u.at > d.at "
-        "WHERE d.memory_id IN ({marks}) GROUP BY d.memory_id", ids)
-    return {r[0]: (float(r[1]), int(r[2])) for r in rows}
+    return store.demotions_of(ids)

@@ -109,7 +109,6 @@ def plan(core: Core, now: float | None = None) -> tuple[GcPlan, dict[str, Memory
 
 
 def apply(core: Core, p: GcPlan, memories: dict[str, Memory]) -> None:
-    from ..core import vector_meta
     from .cold import freeze
 
     now = p.now
@@ -125,11 +124,10 @@ def apply(core: Core, p: GcPlan, memories: dict[str, Memory]) -> None:
         if mid not in archived_ids and mid not in cold_ids:
             updated.append(replace(memories[mid], layer=Layer(to), updated_at=now))
     if updated:
-        with core.write_lock, core.index_write():
-            with core.store.tx():
-                for m in updated:
-                    core.store.update_memory(m)
-            core.index.update_metadata("memories", [m.id for m in updated], [vector_meta(m) for m in updated])
+        with core.writes() as w:
+            for m in updated:
+                w.store.update_memory(m)
+            w.update_meta(updated)
     if cold_ids:
         frozen = []
         for d in p.cold:

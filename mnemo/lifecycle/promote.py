@@ -140,9 +140,8 @@ def promote_one(core: Core, m: Memory, dry_run: bool = False) -> PromotionResult
         m = core.get(m.id)
     archive = core.settings.vault_cfg.archive_folder.strip("/") + "/"
     title = title_of(existing) if existing else title_for(m)
-    target = existing
-    if existing is None or existing.startswith(archive):
-        target = _new_path(core, m, title)
+    # A new note, or one coming back from the archive, gets a fresh name among the memories.
+    target = existing if existing is not None and not existing.startswith(archive) else _new_path(core, m, title)
     created = existing is None
     names = memory_entities(m)
     if dry_run:
@@ -154,7 +153,7 @@ def promote_one(core: Core, m: Memory, dry_run: bool = False) -> PromotionResult
     related = list(dict.fromkeys(related))
     now = core.now()
     if existing is None:
-        result = write_note(vault, target, render_new(m, title, names, related, now), expected_hash=None)
+        write_note(vault, target, render_new(m, title, names, related, now), expected_hash=None)
         status = "created"
     else:
         if existing != target:  # out of the archive, back among the memories

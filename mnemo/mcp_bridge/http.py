@@ -54,7 +54,9 @@ def token_auth(home: Path, port: int) -> dict[str, Any]:
     return {
         "token_verifier": DaemonToken(home),
         # A resource server only (there is no OAuth flow: the token comes from the home).
-        "auth": AuthSettings(issuer_url=base, resource_server_url=f"{base}{PATH}", validate_token_resource=False),
+        # Validated from plain values, as the SDK reads its settings: the URLs stay as written.
+        "auth": AuthSettings.model_validate({"issuer_url": base, "resource_server_url": f"{base}{PATH}",
+                                             "validate_token_resource": False}),
     }
 
 

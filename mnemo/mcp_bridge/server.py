@@ -85,7 +85,7 @@ def build_server(link: DaemonLink, auth: dict[str, Any] | None = None) -> MCPSer
     from .resources import register_prompts, register_resources
     from .tools import register_tools
 
-    class Server(MCPServer):  # type: ignore[type-arg]
+    class Server(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             try:
                 return await super().call_tool(name, arguments, context)

@@ -51,7 +51,10 @@ Intent = Literal["general", "recall", "explore", "exact"]
 Tier = Literal["all", "stm", "ltm"]
 Wing = Annotated[str | None, Field(description="Namespace, top level (e.g. a project or area of life).")]
 Room = Annotated[str | None, Field(description="Namespace inside the wing (e.g. a sub-topic).")]
-LinkType = Literal[tuple(sorted(LINK_TYPES))]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    LinkType = str  # the checker cannot build a Literal from a set; the tool's schema (below) lists the names
+else:
+    LinkType = Literal[tuple(sorted(LINK_TYPES))]
 DryRun = Annotated[bool, Field(description="true (the default) only reports what would change; false applies it.")]
 
 

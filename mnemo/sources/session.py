@@ -85,17 +85,19 @@ def ingest_conversation(
         out["memories"] = [m["content"] for m in result["memories"] if m["created"]]
         return out
     meta = {"conversation_title": conv.title, "export": fmt, "attachments": conv.meta.get("attachments") or None}
-    with core.write_lock, core.store.tx() as db:
-        # Every memory of the session, also those a killed run stored: they all get the title.
-        db.execute(
-            "UPDATE memories SET meta = json_patch(meta, ?) WHERE session_id = ? AND source = 'ingest' AND json_valid(meta)",
-            (json.dumps({k: v for k, v in meta.items() if v is not None}), conv.id),
-        )
-        _mark(core, fmt, conv, result["kept"])  # in the same transaction: titled and done, or neither
+    with core.write_lock:
+        # Every memory of the session, also those a killed run stored, gets the title, in the
+        # same transaction as the journal entry: titled and done, or neither.
+        core.store.title_session(conv.id, {k: v for k, v in meta.items() if v is not None},
+                                 journal_key(fmt, conv.id), _entry(core, conv, result["kept"]))
     return out
 
 
+def _entry(core: Core, conv: Conversation, kept: int) -> str:
+    """The journal's record of an imported conversation."""
+    return json.dumps({"updated_at": conv.updated_at, "at": core.now(), "kept": kept})
+
+
 def _mark(core: Core, fmt: str, conv: Conversation, kept: int) -> None:
-    entry = {"updated_at": conv.updated_at, "at": core.now(), "kept": kept}
     with core.write_lock, core.store.tx():
-        core.store.kv_set(journal_key(fmt, conv.id), json.dumps(entry))
+        core.store.kv_set(journal_key(fmt, conv.id), _entry(core, conv, kept))

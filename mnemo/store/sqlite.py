@@ -16,9 +16,17 @@ from .. import faults
 from ..clock import day_of
 from ..errors import InvalidInput, StorageError
 from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
+from .checks import CheckRows
+from .dream import DreamRows
+from .exports import ExportRows
 from .fts import KeywordSearch
+from .jobs import JobRows
+from .lifecycle import LifecycleRows
+from .links import LinkRows
+from .notes import NoteRows
 from .schema import MIGRATIONS
 from .search_rows import SearchRows
+from .vault_log import VaultLogRows
 
 # Columns of ``memories`` that map one-to-one onto Memory fields.
 _SCALAR = ["id", "content", "tokens", "type", "layer", "status", "wing", "room", "source", "trust", "importance", "strength", "use_count", "created_at", "updated_at", "last_used", "pinned", "note_path", "session_id", "duplicate_of", "surprise", "review_count", "cross_domain_count", "last_review_at", "event_at", "expires_at", "archived_at", "superseded_by", "embed_model"]
@@ -38,7 +46,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class Store(KeywordSearch, SearchRows):
+class Store(DreamRows, LifecycleRows, LinkRows, ExportRows, JobRows, CheckRows, NoteRows, VaultLogRows, KeywordSearch, SearchRows):
     def __init__(self, path: Path) -> None:
         self.path = path
         try:

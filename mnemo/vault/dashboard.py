@@ -80,18 +80,12 @@ def dashboard_data(core: Core) -> dict[str, Any]:
     by_status = s.counts_by("status")
     by_layer = s.counts_by("layer")
     hist = retention_histogram(_retentions(core, now))
-    promos = [float(r[0]) for r in s.query("SELECT at FROM vault_log WHERE kind = 'promote' AND at > ?", (now - (WEEKS + 1) * 7 * DAY,))]
-    archived = [float(r[0]) for r in s.query("SELECT archived_at FROM memories WHERE archived_at > ?", (now - (WEEKS + 1) * 7 * DAY,))]
+    promos = s.promotion_times(now - (WEEKS + 1) * 7 * DAY)
+    archived = s.archival_times(now - (WEEKS + 1) * 7 * DAY)
     labels, promo_counts = per_week(promos, now)
     _, archive_counts = per_week(archived, now)
-    latest = [
-        (r[0], float(r[1]))
-        for r in s.query(
-            "SELECT note_path, max(updated_at) FROM memories WHERE status = 'promoted' AND note_path IS NOT NULL "
-            "GROUP BY note_path ORDER BY max(updated_at) DESC LIMIT ?", (LATEST,),
-        )
-    ]
-    notes = int(s.query("SELECT count(*) FROM notes WHERE path != ?", (DASHBOARD,))[0][0])
+    latest = s.latest_promoted_notes(LATEST)
+    notes = s.count_notes_except(DASHBOARD)
     return {"by_status": by_status, "by_layer": by_layer, "retention_histogram": hist, "weeks": labels,
             "promotions": promo_counts, "archivals": archive_counts, "latest": latest, "notes": notes,
             "memories": sum(by_status.values())}
@@ -125,7 +119,7 @@ def render_dashboard(data: dict[str, Any], updated: str) -> str:
                   [("bar", data["promotions"]), ("line", data["archivals"])], "memories"),
               "", "## Latest promoted notes", ""]
     if data["latest"]:
-        parts += [f"- [[{title_of(path)}]] · {iso(at)[:10]}" for path, at in data["latest"]]
+        parts += [f"- [[{title_of(path)}]] · {(iso(at) or '')[:10]}" for path, at in data["latest"]]
     else:
         parts.append("None yet: memories that earn it are promoted here (`mnemo promote --auto`).")
     return render_frontmatter(props) + "\n".join(parts) + "\n"

@@ -24,12 +24,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ..errors import UnsafePath, VaultError
 from ..progress import announced, embed_in_slices, prepare_embedder
+from ..store.notes import ChunkRow, NoteRow, NoteWrite
 from .chunk import Chunk, chunk_note, embed_text
 from .names import resolve_in_vault, vault_rel
 from .parse import ParsedNote, parse_note
@@ -92,6 +93,11 @@ def indexable(vault: Path, rel: str, patterns: list[str]) -> bool:
     return not is_conflict_copy(rel, lambda r: (vault / r).is_file())
 
 
+def _sibling_of(prefix: str, names: set[str]) -> Callable[[str], bool]:
+    """Whether a vault-relative path names one of the files ``names`` of the folder ``prefix``."""
+    return lambda r: r.startswith(prefix) and r[len(prefix):] in names
+
+
 def scan(vault: Path, patterns: list[str]) -> list[str]:
     """Vault-relative paths of every indexable note, sorted. Symlinked folders are not followed
     (they may lead out of the vault, or loop)."""
@@ -108,7 +114,7 @@ def scan(vault: Path, patterns: list[str]) -> list[str]:
             rel = prefix + name
             if excluded(rel, patterns):
                 continue
-            if is_conflict_copy(rel, lambda r, p=prefix, ns=names: r.startswith(p) and r[len(p):] in ns):
+            if is_conflict_copy(rel, _sibling_of(prefix, names)):
                 continue
             full = os.path.join(folder, name)
             if os.path.islink(full):
@@ -120,54 +126,22 @@ def scan(vault: Path, patterns: list[str]) -> list[str]:
     return out
 
 
-# -- the catalog --------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NoteRow:
-    path: str
-    uid: str
-    mnemo_id: str | None
-    title: str
-    aliases: tuple[str, ...]
-    tags: tuple[str, ...]
-    links: tuple[str, ...]
-    content_hash: str
-    mtime: float
-    size: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
-
-
-def _row(r: Any) -> NoteRow:
-    return NoteRow(
-        path=r["path"], uid=r["uid"], mnemo_id=r["mnemo_id"], title=r["title"],
-        aliases=tuple(json.loads(r["aliases"])), tags=tuple(json.loads(r["tags"])),
-        links=tuple(json.loads(r["links"])), content_hash=r["content_hash"], mtime=float(r["mtime"]),
-        size=int(r["size"]),
-    )
-
-
+# -- the catalog (the store's ``notes`` rows) ---------------------------------------------------
 def all_rows(core: Core) -> dict[str, NoteRow]:
-    return {r["path"]: _row(r) for r in core.store.query("SELECT * FROM notes")}
+    return core.store.all_notes()
 
 
 def get_row(core: Core, rel: str) -> NoteRow | None:
-    rows = core.store.query("SELECT * FROM notes WHERE path = ?", (rel,))
-    return _row(rows[0]) if rows else None
+    return core.store.note_at(rel)
 
 
 def rows_by_mnemo_id(core: Core, mnemo_id: str) -> list[NoteRow]:
-    return [_row(r) for r in core.store.query("SELECT * FROM notes WHERE mnemo_id = ? ORDER BY path", (mnemo_id,))]
+    return core.store.notes_of_memory(mnemo_id)
 
 
 def rows_by_name(core: Core, name: str) -> list[NoteRow]:
     """Notes whose title or one of whose aliases is ``name`` (case-insensitive)."""
-    rows = core.store.query(
-        "SELECT * FROM notes WHERE title = ? COLLATE NOCASE OR EXISTS "
-        "(SELECT 1 FROM json_each(notes.aliases) WHERE lower(value) = lower(?)) ORDER BY length(path), path",
-        (name, name),
-    )
-    return [_row(r) for r in rows]
+    return core.store.notes_named(name)
 
 
 # -- indexing -----------------------------------------------------------------------------------
@@ -202,8 +176,16 @@ def _prepare(core: Core, rel: str, data: bytes, mtime: float, size: int, old: No
     return _Pending(rel, parsed, chunks, bytes_hash(data), mtime, size, old)
 
 
-def _old_chunks(core: Core, uid: str) -> dict[str, tuple[str, str | None]]:
-    return {r[0]: (r[1], r[2]) for r in core.store.query("SELECT id, hash, heading FROM chunks WHERE note_uid = ?", (uid,))}
+class _Step(NamedTuple):
+    """What one chunk of a changed note needs: ``keep`` its vector, ``copy`` the vector stored
+    under ``source`` (the same text elsewhere in the note), or ``embed`` (new vector ``slot``)."""
+
+    id: str
+    chunk: Chunk
+    hash: str
+    action: str
+    source: str = ""
+    slot: int = -1
 
 
 def _chunk_key(c: Chunk) -> str:
@@ -221,24 +203,24 @@ def _commit(core: Core, pending: list[_Pending], progress: Progress | None = Non
     text is unchanged keeps its vector, even when it moved to another position in the note."""
     if not pending:
         return 0
-    plans = []
+    plans: list[tuple[_Pending, str, list[_Step], list[str]]] = []
     to_embed: list[str] = []
     for p in pending:
         uid = p.old.uid if p.old else uuid.uuid4().hex[:16]
-        old = _old_chunks(core, uid) if p.old else {}
+        old = core.store.chunk_hashes(uid) if p.old else {}
         by_hash = {h: cid for cid, (h, _) in old.items()}
-        rows = []
+        rows: list[_Step] = []
         for c in p.chunks:
             cid = f"{uid}:{c.ord}"
             h = _chunk_key(c)
             if old.get(cid, (None, None))[0] == h:
-                rows.append((cid, c, h, "keep", None))
+                rows.append(_Step(cid, c, h, "keep"))
             elif h in by_hash:
-                rows.append((cid, c, h, "copy", by_hash[h]))
+                rows.append(_Step(cid, c, h, "copy", source=by_hash[h]))
             else:
-                rows.append((cid, c, h, "embed", len(to_embed)))
+                rows.append(_Step(cid, c, h, "embed", slot=len(to_embed)))
                 to_embed.append(embed_text(p.parsed.title, c))
-        gone = sorted(set(old) - {r[0] for r in rows})
+        gone = sorted(set(old) - {r.id for r in rows})
         plans.append((p, uid, rows, gone))
     reported = 0  # notes of this batch already reported, while their text is embedded
 
@@ -249,26 +231,28 @@ def _commit(core: Core, pending: list[_Pending], progress: Progress | None = Non
             progress(share - reported, "embedding note text")
         reported = share
 
-    vectors = None
+    vectors: np.ndarray | None = None
     if to_embed:
         prepare_embedder(core.embedder, progress)
         vectors = embed_in_slices(core.embedder.embed, to_embed, on_slice, _monotonic)
     index = core.index
     # One Chroma call of each kind for the whole batch: each call commits, and per-note calls
-    # would cost more than the embedding itself. index_write: a kill between the Chroma calls
-    # and the rows leaves a mark, and the next open re-syncs the chunk vectors.
-    with core.write_lock, core.index_write():
+    # would cost more than the embedding itself. The write unit marks the index dirty around
+    # them: a kill between the Chroma calls and the rows leaves the mark, and the next open
+    # re-syncs the chunk vectors. Its SQL commits as it goes (``transaction=False``): Chroma is
+    # written first, then the rows (see the module docstring).
+    with core.writes(transaction=False):
         for p, uid, _, _ in plans:
             other = get_row(core, p.rel)
             if other is not None and other.uid != uid:
                 _forget(core, other)  # a different note used to live at this path
-        copies = [(p, r) for p, _, rows, _ in plans for r in rows if r[3] == "copy"]
+        copies = [(p, r) for p, _, rows, _ in plans for r in rows if r.action == "copy"]
         # Fetch reused vectors before the upsert below overwrites the ids they live under.
-        found = index.get_vectors(COLLECTION, [r[4] for _, r in copies]) if copies else {}
-        lost = [(p, r) for p, r in copies if r[4] not in found]
+        found = index.get_vectors(COLLECTION, [r.source for _, r in copies]) if copies else {}
+        lost = [(p, r) for p, r in copies if r.source not in found]
         if lost:  # the index lost them (a crash): embed after all
-            again = core.embedder.embed([embed_text(p.parsed.title, r[1]) for p, r in lost])
-            found.update({r[4]: again[i] for i, (_, r) in enumerate(lost)})
+            again = core.embedder.embed([embed_text(p.parsed.title, r.chunk) for p, r in lost])
+            found.update({r.source: again[i] for i, (_, r) in enumerate(lost)})
         ids: list[str] = []
         vecs: list[Any] = []
         metas: list[dict[str, Any]] = []
@@ -278,18 +262,19 @@ def _commit(core: Core, pending: list[_Pending], progress: Progress | None = Non
         for p, _, rows, gone in plans:
             moved = p.old is not None and (p.old.path != p.rel or p.old.mnemo_id != p.parsed.mnemo_id)
             for r in rows:
-                if r[3] == "embed":
-                    ids.append(r[0])
-                    vecs.append(vectors[r[4]])
-                    metas.append(_chunk_meta(p, r[1]))
-                elif r[3] == "copy":
-                    ids.append(r[0])
-                    vecs.append(found[r[4]])
-                    metas.append(_chunk_meta(p, r[1]))
+                if r.action == "embed":
+                    assert vectors is not None  # an "embed" step has its text in ``to_embed``
+                    ids.append(r.id)
+                    vecs.append(vectors[r.slot])
+                    metas.append(_chunk_meta(p, r.chunk))
+                elif r.action == "copy":
+                    ids.append(r.id)
+                    vecs.append(found[r.source])
+                    metas.append(_chunk_meta(p, r.chunk))
                 elif moved:
-                    keep_ids.append(r[0])
-                    keep_metas.append(_chunk_meta(p, r[1]))
-            reused = {r[0] for r in rows}
+                    keep_ids.append(r.id)
+                    keep_metas.append(_chunk_meta(p, r.chunk))
+            reused = {r.id for r in rows}
             gone_all += [g for g in gone if g not in reused]
         if ids:
             index.upsert(COLLECTION, ids, np.stack(vecs), metas)
@@ -297,56 +282,29 @@ def _commit(core: Core, pending: list[_Pending], progress: Progress | None = Non
             index.update_metadata(COLLECTION, keep_ids, keep_metas)
         if gone_all:
             index.delete(COLLECTION, gone_all)
-        with core.store.tx():
-            for p, uid, rows, _ in plans:
-                _write_rows(core, p, uid, rows)
+        core.store.write_notes([_note_write(core, p, uid, rows) for p, uid, rows, _ in plans])
     if progress:
         progress(len(pending) - reported)
     return len(to_embed)
 
 
-def _write_rows(core: Core, p: _Pending, uid: str, rows: list[tuple[str, Chunk, str, str, Any]]) -> None:
+def _note_write(core: Core, p: _Pending, uid: str, rows: list[_Step]) -> NoteWrite:
     parsed = p.parsed
-    now = core.now()
-    tags = " ".join(parsed.tags)
-    with core.store.tx() as conn:
-        if p.old and p.old.path != p.rel:
-            conn.execute("DELETE FROM notes WHERE path = ?", (p.old.path,))
-        conn.execute("DELETE FROM notes WHERE path = ? AND uid != ?", (p.rel, uid))
-        conn.execute(
-            "INSERT INTO notes (path, uid, mnemo_id, title, aliases, tags, links, content_hash, mtime, size, indexed_at) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET uid=excluded.uid, mnemo_id=excluded.mnemo_id, "
-            "title=excluded.title, aliases=excluded.aliases, tags=excluded.tags, links=excluded.links, "
-            "content_hash=excluded.content_hash, mtime=excluded.mtime, size=excluded.size, indexed_at=excluded.indexed_at",
-            (p.rel, uid, parsed.mnemo_id, parsed.title, json.dumps(list(parsed.aliases), ensure_ascii=False),
-             json.dumps(list(parsed.tags), ensure_ascii=False), json.dumps(link_targets(parsed.links), ensure_ascii=False),
-             p.digest, p.mtime, p.size, now),
-        )
-        _delete_chunks(conn, uid)
-        for cid, c, h, _, _ in rows:
-            cur = conn.execute(
-                "INSERT INTO chunks (id, note_uid, ord, heading, content, hash, words) VALUES (?,?,?,?,?,?,?)",
-                (cid, uid, c.ord, c.heading, c.text, h, c.words),
-            )
-            conn.execute(
-                "INSERT INTO chunks_fts (rowid, id, title, heading, content, tags) VALUES (?,?,?,?,?,?)",
-                (cur.lastrowid, cid, parsed.title, c.heading or "", c.text, tags),
-            )
-
-
-def _delete_chunks(conn: Any, uid: str) -> None:
-    conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT n FROM chunks WHERE note_uid = ?)", (uid,))
-    conn.execute("DELETE FROM chunks WHERE note_uid = ?", (uid,))
+    return NoteWrite(
+        path=p.rel, uid=uid, mnemo_id=parsed.mnemo_id, title=parsed.title, aliases=parsed.aliases,
+        tags=parsed.tags, links=link_targets(parsed.links), content_hash=p.digest, mtime=p.mtime, size=p.size,
+        indexed_at=core.now(), chunks=[ChunkRow(r.id, r.chunk.ord, r.chunk.heading, r.chunk.text, r.hash, r.chunk.words)
+                                       for r in rows],
+        moved_from=p.old.path if p.old and p.old.path != p.rel else None,
+    )
 
 
 def _forget(core: Core, row: NoteRow) -> None:
-    ids = [r[0] for r in core.store.query("SELECT id FROM chunks WHERE note_uid = ?", (row.uid,))]
-    with core.write_lock, core.index_write():
+    ids = core.store.note_chunk_ids(row.uid)
+    with core.writes(transaction=False):  # Chroma first, then the rows (see ``_commit``)
         if ids:
             core.index.delete(COLLECTION, ids)
-        with core.store.tx() as conn:
-            _delete_chunks(conn, row.uid)
-            conn.execute("DELETE FROM notes WHERE path = ?", (row.path,))
+        core.store.forget_note(row.uid, row.path)
 
 
 # -- owned notes indexed but not yet synced back ------------------------------------------------
@@ -381,7 +339,7 @@ def _check_model(core: Core) -> bool:
     if recorded is not None:
         log.info("embedding model changed: re-embedding every note chunk")
         core.index.drop(COLLECTION)
-        core.store.execute("UPDATE chunks SET hash = ''")
+        core.store.clear_chunk_hashes()
     core.store.kv_set("vault.model_hash", current)
     return recorded is not None
 
@@ -431,7 +389,7 @@ def index_vault(core: Core, progress: Progress | None = None) -> dict[str, Any]:
         data, mtime, size = got
         digest = bytes_hash(data)
         if row and not rebuilt and row.content_hash == digest:
-            core.store.execute("UPDATE notes SET mtime = ?, size = ? WHERE path = ?", (mtime, size, rel))
+            core.store.set_note_stat(rel, mtime, size)
             counts["unchanged"] += 1
             if progress:
                 progress(1)
@@ -446,8 +404,8 @@ def index_vault(core: Core, progress: Progress | None = None) -> dict[str, Any]:
     # New paths: a vanished note with the same bytes is a move (its chunks keep their vectors).
     present = set(paths)
     vanished: dict[str, list[NoteRow]] = {}
-    for p, r in known.items():
-        if p not in present:
+    for known_rel, r in known.items():
+        if known_rel not in present:
             vanished.setdefault(r.content_hash, []).append(r)
     for rel, data, mtime, size in new_candidates:
         digest = bytes_hash(data)
@@ -500,13 +458,13 @@ def index_note(core: Core, path: str | Path) -> dict[str, Any]:
     row = get_row(core, rel)
     digest = bytes_hash(data)
     if row and row.content_hash == digest:
-        core.store.execute("UPDATE notes SET mtime = ?, size = ? WHERE path = ?", (mtime, size, rel))
+        core.store.set_note_stat(rel, mtime, size)
         return {"path": rel, "status": "unchanged", "embedded": 0, "synced": False}
     if row is None:
         # Created with the bytes of a note the index still holds under a vanished path: a move.
-        for r in core.store.query("SELECT path FROM notes WHERE content_hash = ?", (digest,)):
-            if not (vault / r[0]).exists():
-                row = get_row(core, r[0])
+        for other in core.store.note_paths_with_hash(digest):
+            if not (vault / other).exists():
+                row = get_row(core, other)
                 break
     p = _prepare(core, rel, data, mtime, size, row)
     if p.parsed.mnemo_id:
@@ -569,9 +527,7 @@ def move_note(core: Core, old: str | Path, new: str | Path) -> dict[str, Any]:
 
 
 def counts(core: Core) -> tuple[int, int]:
-    notes = int(core.store.query("SELECT count(*) FROM notes")[0][0])
-    chunks = int(core.store.query("SELECT count(*) FROM chunks")[0][0])
-    return notes, chunks
+    return core.store.count_rows("notes"), core.store.count_rows("chunks")
 
 
 def count_notes(settings: Any) -> int:
@@ -587,9 +543,6 @@ def rebuild(core: Core, progress: Progress | None = None) -> dict[str, Any]:
     require_vault(core)
     with core.write_lock:
         core.index.drop(COLLECTION)
-        with core.store.tx() as conn:
-            conn.execute("DELETE FROM chunks_fts")
-            conn.execute("DELETE FROM chunks")
-            conn.execute("DELETE FROM notes")
+        core.store.clear_notes()
         core.store.kv_set("vault.model_hash", core.embedder.model_hash)
     return index_vault(core, progress)

@@ -36,7 +36,7 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 
 
 def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
-    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+    return str(loader.construct_scalar(node))
 
 
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)

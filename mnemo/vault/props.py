@@ -152,7 +152,7 @@ def set_properties(raw: str, updates: dict[str, Any], remove: Iterable[str] = ()
                 continue  # a duplicate key: keep the first, drop the repeat (YAML would refuse it)
             done.add(key)
             # Keep blank lines that trailed the old block, so the spacing between keys stays.
-            trail = []
+            trail: list[str] = []
             while len(lines) > 1 and not lines[-1].strip():
                 trail.insert(0, lines.pop())
             out.append(render_property(key, updates[key]))

@@ -39,9 +39,9 @@ def resolve_note(core: Core, path_or_title: str) -> str:
                 raise UnsafePath(f"{rel} is not a note mnemo reads", hint="dot folders are off limits")
             if abs_path.is_file() and rel.lower().endswith(".md"):
                 return rel
-    passage = core.store.query("SELECT n.path FROM chunks c JOIN notes n ON n.uid = c.note_uid WHERE c.id = ?", (ref,))
-    if passage:  # a recall hit's id: the passage's note
-        return str(passage[0][0])
+    passage = core.store.note_path_of_chunk(ref)
+    if passage is not None:  # a recall hit's id: the passage's note
+        return passage
     rows = rows_by_name(core, ref)
     # A note with that title beats notes that only carry it as an alias; two of a kind is a
     # question for the person, never a silent pick.

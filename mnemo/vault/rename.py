@@ -54,9 +54,8 @@ def rename_note(core: Core, path: str, new_title: str) -> dict[str, Any]:
     total = 0
     needle = old_title.lower()
     for rel in paths:
-        path = vault / rel
         try:
-            data = path.read_bytes()
+            data = (vault / rel).read_bytes()
         except OSError:
             continue
         body = data.decode("utf-8", errors="replace")

@@ -79,10 +79,9 @@ def _sync_links(core: Core, mid: str, content: str) -> bool:
     if current == targets:
         return False
     now = core.now()
-    with core.write_lock, core.store.tx():
-        for dst in current - targets:
-            core.store.remove_links(mid, dst, "wikilink")
-        core.store.add_links(Link(mid, dst, "wikilink", origin="person", created_at=now) for dst in targets - current)
+    with core.write_lock:
+        core.store.relink(mid, "wikilink", current - targets,
+                          (Link(mid, dst, "wikilink", origin="person", created_at=now) for dst in targets - current))
     return True
 
 
@@ -97,5 +96,4 @@ def note_gone(core: Core, mid: str, rel: str) -> None:
 
 
 def log_event(core: Core, kind: str, memory_id: str | None, path: str | None) -> None:
-    core.store.execute("INSERT INTO vault_log (at, kind, memory_id, path) VALUES (?, ?, ?, ?)",
-                         (core.now(), kind, memory_id, path))
+    core.store.log_vault_event(core.now(), kind, memory_id, path)

@@ -56,21 +56,13 @@ def candidates(core: Core, m: Memory, exclude: Collection[str] = (), n: int = CA
     if not best:
         return []
     archive = core.settings.vault_cfg.archive_folder.strip("/") + "/"
-    ids = list(best)
-    marks = ",".join("?" * len(ids))
-    rows = core.store.query(
-        f"SELECT c.id, n.path, n.title FROM chunks c JOIN notes n ON n.uid = c.note_uid "
-        f"WHERE c.id IN ({marks}) AND n.mnemo_id IS NULL",
-        ids,
-    )
     notes: dict[str, Neighbour] = {}
-    for r in rows:
-        path = r["path"]
+    for cid, path, title in core.store.person_note_chunks(list(best)):
         if path in exclude or path.startswith(archive) or (m.note_path and path == m.note_path):
             continue
-        sim = best[r["id"]]
+        sim = best[cid]
         if path not in notes or sim > notes[path].similarity:
-            notes[path] = Neighbour(path, r["title"], float(sim))
+            notes[path] = Neighbour(path, title, float(sim))
     return sorted(notes.values(), key=lambda nb: (-nb.similarity, nb.path))
 
 

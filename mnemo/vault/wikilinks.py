@@ -15,6 +15,10 @@ import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 WIKILINK = re.compile(
     r"(?P<embed>!?)\[\[(?P<target>[^\[\]|#^\n]*?)(?P<sub>#[^\[\]|\n]*?)?(?P<esc>\\?)(?:\|(?P<alias>[^\[\]\n]*))?\]\]"
@@ -45,7 +49,7 @@ class WikiLink:
 
 
 @functools.cache
-def _md():  # noqa: ANN202
+def _md() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     # Block structure only: headings and code blocks are all we need, and inline parsing would

@@ -37,21 +37,20 @@ def plan(ctx: PlanContext) -> list[Op]:
             pairs[(new.id, old.id)] = (new, old, link)
     live = ctx.live()
     if live:
-        rows = ctx.core.store.query("SELECT src, dst FROM links WHERE dir = 'out' AND rel = 'conflicts'")
-        for src, dst in rows:
+        for src, dst in ctx.core.store.conflict_links():
             a, b = live.get(src), live.get(dst)
             if a is None or b is None:
                 continue
             new, old = (a, b) if (a.created_at, a.id) >= (b.created_at, b.id) else (b, a)
             pairs.setdefault((new.id, old.id), (new, old, None))
-    for (nid, oid), (_new, old, link) in sorted(pairs.items(), key=lambda kv: (kv[1][0].created_at, kv[0])):
+    for (nid, oid), (_new, old, found) in sorted(pairs.items(), key=lambda kv: (kv[1][0].created_at, kv[0])):
         if nid in _penalised(old):
             continue
         factor = ctx.cfg.conflict_penalty
         ops.append(Op(NAME, "conflict", f"{nid}>{oid}",
                       f"{nid[:8]} conflicts with older {oid[:8]}: its importance {old.importance:.2f} → {old.importance * factor:.2f}",
-                      {"new": nid, "old": oid, "link": link is not None, "origin": link.origin if link else None,
-                       "weight": link.weight if link else None, "factor": factor}))
+                      {"new": nid, "old": oid, "link": found is not None, "origin": found.origin if found else None,
+                       "weight": found.weight if found else None, "factor": factor}))
     return ops
 
 

@@ -54,7 +54,7 @@ def plan(ctx: PlanContext) -> list[Op]:
         for i in ids:
             m = live.get(i)
             d = domain(m) if m else None
-            if d is None:
+            if m is None or d is None:
                 continue
             best = reps.get(d)
             if best is None or (-m.importance, m.id) < (-best.importance, best.id):

@@ -107,14 +107,8 @@ def _card_is_current(ctx: PlanContext, name: str, key: str, names: list[str], te
 
 
 def _memories(core: Core, names: list[str]) -> list[Memory]:
-    lowered = sorted({n.lower() for n in names})
-    marks = ",".join("?" * len(lowered))
-    rows = core.store.query(
-        "SELECT id FROM memories m WHERE m.status IN ('active', 'promoted') AND EXISTS (SELECT 1 FROM "
-        f"json_each(json_extract(m.fingerprint, '$.entities')) e WHERE lower(e.value) IN ({marks}))",
-        lowered,
-    )
-    out = list(core.store.get_memories([r[0] for r in rows]).values())
+    ids = core.store.live_ids_naming(sorted({n.lower() for n in names}))
+    out = list(core.store.get_memories(ids).values())
     out.sort(key=lambda m: (-m.importance, -m.created_at, m.id))
     return out
 

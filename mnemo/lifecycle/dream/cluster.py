@@ -19,7 +19,6 @@ pairs (Mnemex's clustering, made to scale).
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
     from .context import ApplyContext, PlanContext
 
 NAME = "cluster"
-APART = ("split_from", "supersedes", "conflicts", "consolidated_into")
 
 
 @dataclass(frozen=True)
@@ -88,20 +86,6 @@ def components(edges: list[tuple[str, str]]) -> list[list[str]]:
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g[0]))
 
 
-def _apart_pairs(core: Core, ids: set[str]) -> set[tuple[str, str]]:
-    out: set[tuple[str, str]] = set()
-    marks = ",".join("?" * len(APART))
-    todo = sorted(ids)
-    for i in range(0, len(todo), 500):
-        part = todo[i : i + 500]
-        rows = core.store.query(
-            f"SELECT src, dst FROM links WHERE dir = 'out' AND rel IN ({marks}) AND src IN ({','.join('?' * len(part))})",
-            [*APART, *part],
-        )
-        out |= {(min(r[0], r[1]), max(r[0], r[1])) for r in rows}
-    return out
-
-
 def find_clusters(ctx: PlanContext) -> list[Cluster]:
     """Every cluster of two or more live, unpinned memories (computed once per plan)."""
     if "clusters" in ctx.shared:
@@ -118,7 +102,7 @@ def find_clusters(ctx: PlanContext) -> list[Cluster]:
                 pair = (min(me, other), max(me, other))
                 edges[pair] = max(sim, edges.get(pair, -1.0))
     if edges:
-        apart = _apart_pairs(ctx.core, {x for pair in edges for x in pair})
+        apart = ctx.core.store.pairs_kept_apart({x for pair in edges for x in pair})
         for pair in apart:
             edges.pop(pair, None)
     out: list[Cluster] = []
@@ -135,8 +119,7 @@ def find_clusters(ctx: PlanContext) -> list[Cluster]:
 
 
 def known(core: Core) -> dict[str, dict[str, Any]]:
-    rows = core.store.query("SELECT * FROM dream_clusters")
-    return {r["id"]: {**dict(r), "members": json.loads(r["members"])} for r in rows}
+    return core.store.dream_clusters()
 
 
 def plan(ctx: PlanContext) -> list[Op]:
@@ -171,19 +154,13 @@ def plan(ctx: PlanContext) -> list[Op]:
 def apply_review(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     p = op.payload
     with core.write_lock:
-        core.store.execute(
-            "INSERT INTO dream_clusters (id, members, cohesion, status, first_seen, updated_at) "
-            "VALUES (?, ?, ?, 'review', ?, ?) ON CONFLICT(id) DO UPDATE SET status = 'review', "
-            "updated_at = excluded.updated_at WHERE dream_clusters.status = 'stale'",
-            (p["cluster_id"], json.dumps(p["members"]), p["cohesion"], actx.now, actx.now),
-        )
+        core.store.put_cluster_in_review(p["cluster_id"], p["members"], p["cohesion"], actx.now)
     return {"cluster_id": p["cluster_id"], "members": p["members"], "cohesion": p["cohesion"]}
 
 
 def apply_retire(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     with core.write_lock:
-        core.store.execute("UPDATE dream_clusters SET status = 'stale', updated_at = ? WHERE id = ? AND status = 'review'",
-                             (actx.now, op.payload["cluster_id"]))
+        core.store.retire_cluster(op.payload["cluster_id"], actx.now)
     return {"cluster_id": op.payload["cluster_id"]}
 
 

@@ -122,7 +122,6 @@ class ApplyContext:
         """Bring the vector index in line with the store for everything the pending operations
         changed. Every write is to the final state (upsert, metadata of the current row), so
         flushing again after a crash is harmless."""
-        from ...core import vector_meta
         from ..cold import freeze
 
         core = self.core
@@ -132,18 +131,17 @@ class ApplyContext:
         current = core.store.get_memories(ids)
         hot = {i: m for i, m in current.items() if m.status != Status.COLD}
         up_ids = [i for i in self.upserts if i in hot]
-        missing = [i for i in up_ids if self.upserts[i] is None]
+        vectors = {i: v for i in up_ids if (v := self.upserts[i]) is not None}
+        missing = [i for i in up_ids if i not in vectors]
         if missing:
             vecs = core.embedder.embed([hot[i].content for i in missing])
             for i, v in zip(missing, vecs, strict=True):
-                self.upserts[i] = v
+                self.upserts[i] = vectors[i] = v
         meta_ids = [i for i in dict.fromkeys(self.meta) if i in hot and i not in self.upserts]
-        with core.write_lock, core.index_write():
+        with core.writes(transaction=False) as w:  # the store is written already: only the index
             if up_ids:
-                core.index.upsert("memories", up_ids, np.stack([self.upserts[i] for i in up_ids]),
-                                    [vector_meta(hot[i]) for i in up_ids])
-            if meta_ids:
-                core.index.update_metadata("memories", meta_ids, [vector_meta(hot[i]) for i in meta_ids])
+                w.upsert([hot[i] for i in up_ids], np.stack([vectors[i] for i in up_ids]))
+            w.update_meta([hot[i] for i in meta_ids])
         if self.freeze:
             rows = core.store.get_memories(list(self.freeze))
             todo = [m for m in rows.values() if m.status != Status.COLD]
@@ -151,8 +149,8 @@ class ApplyContext:
             if todo:
                 freeze(core, todo)
             if done:  # frozen by an earlier attempt that died before the index delete
-                with core.write_lock, core.index_write():
-                    core.index.delete("memories", done)
+                with core.writes(transaction=False) as w:
+                    w.delete(done)
         self.upserts.clear()
         self.meta.clear()
         self.freeze.clear()
@@ -205,19 +203,8 @@ def history_dir_name(started_at: float, run_id: str) -> str:
     return datetime.fromtimestamp(started_at, tz=UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + run_id
 
 
-_SETTABLE = {"status", "layer", "archived_at", "updated_at", "meta", "note_path", "importance", "superseded_by"}
-
-
 def set_fields(core: Core, memory_id: str, **fields: Any) -> None:
-    """Change a few columns of a memory in place. Only fields outside the keyword index
-    (content and tags are in FTS5; these are not), so no FTS rewrite is needed: with thousands
-    of memories a full ``update_memory`` costs an FTS scan per call."""
-    import json
-
-    unknown = set(fields) - _SETTABLE
-    if unknown:
-        raise ValueError(f"set_fields cannot set {sorted(unknown)}")
-    cols = {k: (json.dumps(v, ensure_ascii=False) if k == "meta" else (v.value if hasattr(v, "value") else v))
-            for k, v in fields.items()}
-    sets = ", ".join(f"{k} = :{k}" for k in cols)
-    core.store.execute(f"UPDATE memories SET {sets} WHERE id = :id", {**cols, "id": memory_id})
+    """Change a few columns of a memory in place (``Store.set_memory_fields``). Only fields
+    outside the keyword index, so no FTS rewrite is needed: with thousands of memories a full
+    ``update_memory`` costs an FTS scan per call."""
+    core.store.set_memory_fields(memory_id, fields)

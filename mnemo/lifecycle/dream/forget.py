@@ -16,9 +16,11 @@ from .journal import Op
 
 if TYPE_CHECKING:
     from ...core import Core
+    from ...models import Memory
     from .context import ApplyContext, PlanContext
 
 NAME = "forget"
+GONE = "the memory no longer exists"
 
 
 def plan(ctx: PlanContext) -> list[Op]:
@@ -46,9 +48,7 @@ def plan(ctx: PlanContext) -> list[Op]:
     return ops
 
 
-def _changed(m: Any, op: Op) -> str | None:
-    if m is None:
-        return "the memory no longer exists"
+def _changed(m: Memory, op: Op) -> str | None:
     if m.pinned:
         return "pinned since the plan"
     if m.use_count != op.payload["uses"]:
@@ -62,6 +62,8 @@ def apply_archive(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     if m is not None and m.status == Status.ARCHIVED and m.archived_at == actx.now:
         actx.touch_meta(mid)  # this run archived it already; the index may not know yet
         return {"id": mid, "reason": op.payload["reason"]}
+    if m is None:
+        return {"status": "skipped", "id": mid, "reason": GONE}
     why = _changed(m, op)
     if why is None and m.status != Status.ACTIVE:
         why = f"it is {m.status.value} now"
@@ -80,6 +82,8 @@ def apply_freeze(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     if m is not None and m.status == Status.COLD:
         actx.freeze_later(m)  # makes sure its vector left the hot index
         return {"id": mid, "reason": op.payload["reason"]}
+    if m is None:
+        return {"status": "skipped", "id": mid, "reason": GONE}
     why = _changed(m, op)
     if why is None and m.status.value != op.payload["from"]:
         why = f"it is {m.status.value} now"
@@ -94,7 +98,7 @@ def apply_layer(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     mid = op.payload["id"]
     m = core.store.get_memory(mid)
     if m is None:
-        return {"status": "skipped", "id": mid, "reason": "the memory no longer exists"}
+        return {"status": "skipped", "id": mid, "reason": GONE}
     if m.layer.value == op.payload["to"]:
         return {"id": mid, "to": op.payload["to"]}
     if m.layer.value != op.payload["from"]:

@@ -83,64 +83,46 @@ class Journal:
 
     # -- runs -------------------------------------------------------------------------------
     def unfinished(self) -> dict[str, Any] | None:
-        rows = self.store.query("SELECT * FROM dream_runs WHERE status = 'applying' ORDER BY started_at, id LIMIT 1")
-        return _run(rows[0]) if rows else None
+        row = self.store.unfinished_dream_run()
+        return _run(row) if row else None
 
     def run(self, run_id: str) -> dict[str, Any] | None:
-        rows = self.store.query("SELECT * FROM dream_runs WHERE id = ?", (run_id,))
-        return _run(rows[0]) if rows else None
+        row = self.store.dream_run(run_id)
+        return _run(row) if row else None
 
     def runs(self, limit: int = 20) -> list[dict[str, Any]]:
-        rows = self.store.query("SELECT * FROM dream_runs ORDER BY started_at DESC, id DESC LIMIT ?", (limit,))
-        return [_run(r) for r in rows]
+        return [_run(r) for r in self.store.dream_runs(limit)]
 
     def count(self) -> int:
-        return int(self.store.query("SELECT count(*) FROM dream_runs")[0][0])
+        return self.store.count_dream_runs()
 
     def begin(self, run_id: str, started_at: float, steps: Sequence[str], ops: Sequence[Op]) -> None:
         """Record the run and every planned operation in one transaction: after a crash the
         journal holds the whole plan or nothing of it."""
-        with self.store.tx() as conn:
-            conn.execute(
-                "INSERT INTO dream_runs (id, started_at, status, steps) VALUES (?, ?, 'applying', ?)",
-                (run_id, started_at, json.dumps(list(steps))),
-            )
-            conn.executemany(
-                "INSERT INTO dream_ops (run_id, seq, step, kind, key, summary, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, op.seq, op.step, op.kind, op.key, op.summary, _dumps(op.payload)) for op in ops],
-            )
+        self.store.begin_dream_run(run_id, started_at, json.dumps(list(steps)),
+                                   [(op.seq, op.step, op.kind, op.key, op.summary, _dumps(op.payload)) for op in ops])
 
     def finish(self, run_id: str, at: float, summary: dict[str, Any], report_path: str | None) -> None:
-        self.store.execute(
-            "UPDATE dream_runs SET status = 'done', finished_at = ?, summary = ?, report_path = ? WHERE id = ?",
-            (at, _dumps(summary), report_path, run_id),
-        )
+        self.store.finish_dream_run(run_id, at, _dumps(summary), report_path)
 
     # -- operations -------------------------------------------------------------------------
     def ops(self, run_id: str) -> list[Op]:
-        rows = self.store.query("SELECT * FROM dream_ops WHERE run_id = ? ORDER BY seq", (run_id,))
         return [
             Op(step=r["step"], kind=r["kind"], key=r["key"], summary=r["summary"], payload=json.loads(r["payload"]),
                seq=int(r["seq"]), status=r["status"], attempts=int(r["attempts"]),
                result=json.loads(r["result"]) if r["result"] else None)
-            for r in rows
+            for r in self.store.dream_ops(run_id)
         ]
 
     def attempt(self, run_id: str, seqs: Sequence[int]) -> None:
-        with self.store.tx() as conn:
-            conn.executemany("UPDATE dream_ops SET attempts = attempts + 1 WHERE run_id = ? AND seq = ?",
-                             [(run_id, s) for s in seqs])
+        self.store.count_dream_attempts(run_id, seqs)
 
     def settle(self, run_id: str, done: Sequence[Op], at: float) -> None:
         """Mark operations applied, skipped or failed, with their results (one transaction)."""
-        with self.store.tx() as conn:
-            conn.executemany(
-                "UPDATE dream_ops SET status = ?, result = ?, applied_at = ? WHERE run_id = ? AND seq = ?",
-                [(op.status, _dumps(op.result or {}), at, run_id, op.seq) for op in done],
-            )
+        self.store.settle_dream_ops(run_id, [(op.seq, op.status, _dumps(op.result or {})) for op in done], at)
 
 
-def _run(row: Any) -> dict[str, Any]:
+def _run(row: dict[str, Any]) -> dict[str, Any]:
     out = dict(row)
     out["steps"] = json.loads(out.get("steps") or "[]")
     out["summary"] = json.loads(out["summary"]) if out.get("summary") else None

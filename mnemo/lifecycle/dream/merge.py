@@ -21,7 +21,6 @@ consolidation, deterministic by default).
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from dataclasses import replace
@@ -35,6 +34,8 @@ from .context import set_fields
 from .journal import Op, checkpoint
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ...core import Core
     from .context import ApplyContext, PlanContext
 
@@ -98,13 +99,13 @@ def mergeable(core: Core, members: list[Memory]) -> str | None:
     return None
 
 
-def _archive_path(ctx: PlanContext, m: Memory, taken: set[str]) -> str:
+def _archive_path(ctx: PlanContext, vault: Path, m: Memory, note_path: str, taken: set[str]) -> str:
     from ...vault.names import join_rel, note_filename, title_of
 
     folder = ctx.core.settings.vault_cfg.archive_folder
-    rel = join_rel(folder, m.note_path.rsplit("/", 1)[-1])
-    if rel in taken or (ctx.vault / rel).exists():
-        rel = join_rel(folder, note_filename(f"{title_of(m.note_path)} ({m.id[:8]})"))
+    rel = join_rel(folder, note_path.rsplit("/", 1)[-1])
+    if rel in taken or (vault / rel).exists():
+        rel = join_rel(folder, note_filename(f"{title_of(note_path)} ({m.id[:8]})"))
     taken.add(rel)
     return rel
 
@@ -122,7 +123,7 @@ def _op(ctx: PlanContext, cid: str, members: list[Memory], cohesion: float, acce
         if m.status == Status.PROMOTED and m.note_path and ctx.vault is not None:
             h = current_hash(ctx.vault / m.note_path)
             if h is not None:
-                notes[m.id] = {"path": m.note_path, "hash": h, "archive_to": _archive_path(ctx, m, taken)}
+                notes[m.id] = {"path": m.note_path, "hash": h, "archive_to": _archive_path(ctx, ctx.vault, m, m.note_path, taken)}
                 # The note is the truth of a promoted memory: an edit not yet synced back counts.
                 body = note_content((ctx.vault / m.note_path).read_text(encoding="utf-8", errors="replace"))
                 texts[m.id] = body or m.content
@@ -270,24 +271,17 @@ def apply_merge(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
                     links.append(replace(ln, src=src, dst=dst))
             links.append(Link(m.id, new_id, "consolidated_into", "rule", 1.0, now))
         notes = p["notes"]
-        with core.write_lock, core.store.tx() as conn:
+        with core.write_lock, core.store.tx():
             if core.store.get_memory(new_id) is None:
                 core.store.insert_memories([new])
-                marks = ",".join("?" * len(ids))
-                conn.execute(f"INSERT INTO uses (memory_id, at, kind, context) SELECT ?, at, kind, context FROM uses "
-                             f"WHERE memory_id IN ({marks})", [new_id, *ids])
+                core.store.copy_uses(new_id, ids)
             core.store.add_links(links)
             for m in members:
                 note = notes.get(m.id)
                 set_fields(core, m.id, status=Status.ARCHIVED, archived_at=now, updated_at=now,
                            note_path=note["archive_to"] if note else m.note_path,
                            meta={**(m.meta or {}), "consolidated_into": new_id})
-            conn.execute(
-                "INSERT INTO dream_clusters (id, members, cohesion, status, first_seen, updated_at, merged_into) "
-                "VALUES (?, ?, ?, 'merged', ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = 'merged', "
-                "updated_at = excluded.updated_at, merged_into = excluded.merged_into",
-                (cid, json.dumps(p["members"]), p["cohesion"], now, now, new_id),
-            )
+            core.store.record_merged_cluster(cid, p["members"], p["cohesion"], now, new_id)
             _queue_enrichment(core, [new_id], now)
         checkpoint(f"merge:{cid}:stored")  # the store holds the merge; index and notes follow
     actx.upsert(new_id)

@@ -19,15 +19,6 @@ if TYPE_CHECKING:
     from .context import ApplyContext, PlanContext
 
 NAME = "prune"
-_TABLES = {
-    "uses": "SELECT count(*) FROM uses WHERE at < ?",
-    "jobs": "SELECT count(*) FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?",
-    "dream_runs": "SELECT count(*) FROM dream_runs WHERE status = 'done' AND started_at < ?",
-    "clusters": "SELECT count(*) FROM dream_clusters WHERE status IN ('stale', 'merged') AND updated_at < ?",
-    "vault_log": "SELECT count(*) FROM vault_log WHERE at < ?",
-}
-
-
 def old_history(core: Core, cutoff: float) -> list[str]:
     root = history_root(core)
     if not root.is_dir():
@@ -45,30 +36,21 @@ def old_history(core: Core, cutoff: float) -> list[str]:
 
 def plan(ctx: PlanContext) -> list[Op]:
     cutoff = ctx.now - ctx.cfg.prune_days * DAY
-    found: dict[str, Any] = {}
-    for name, sql in _TABLES.items():
-        n = int(ctx.core.store.query(sql, (cutoff,))[0][0])
-        if n:
-            found[name] = n
+    found: dict[str, Any] = {name: n for name, n in ctx.core.store.prune_counts(cutoff).items() if n}
     history = old_history(ctx.core, cutoff)
     if history:
         found["history"] = len(history)
     if not found:
         return []
     what = ", ".join(f"{n} {k}" for k, n in found.items())
-    return [Op(NAME, "prune", "prune", f"prune what is older than {iso(cutoff)[:10]}: {what}",
+    return [Op(NAME, "prune", "prune", f"prune what is older than {(iso(cutoff) or '')[:10]}: {what}",
                {"cutoff": cutoff, "counts": found, "history": history})]
 
 
 def apply_prune(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     cutoff = op.payload["cutoff"]
-    with core.write_lock, core.store.tx() as conn:
-        conn.execute("DELETE FROM uses WHERE at < ?", (cutoff,))
-        conn.execute("DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?", (cutoff,))
-        conn.execute("DELETE FROM dream_ops WHERE run_id IN (SELECT id FROM dream_runs WHERE status = 'done' AND started_at < ?)", (cutoff,))
-        conn.execute("DELETE FROM dream_runs WHERE status = 'done' AND started_at < ?", (cutoff,))
-        conn.execute("DELETE FROM dream_clusters WHERE status IN ('stale', 'merged') AND updated_at < ?", (cutoff,))
-        conn.execute("DELETE FROM vault_log WHERE at < ?", (cutoff,))
+    with core.write_lock:
+        core.store.prune_before(cutoff)
     root = history_root(core)
     for name in op.payload["history"]:
         target = root / name

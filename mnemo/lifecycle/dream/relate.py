@@ -53,7 +53,7 @@ def entity_groups(ctx: PlanContext) -> dict[str, tuple[str, list[str]]]:
             shown, ids = groups.setdefault(key, (name, []))
             if m.id not in ids:
                 ids.append(m.id)
-    if groups and ctx.core.store.query("SELECT 1 FROM sqlite_master WHERE name = 'memory_entities'"):
+    if groups and ctx.core.store.has_entity_table():
         from ...graph.db import canonical_names
 
         canon = canonical_names(ctx.core.store, sorted(groups))
@@ -62,20 +62,6 @@ def entity_groups(ctx: PlanContext) -> dict[str, tuple[str, list[str]]]:
         groups = {k: (shown, sorted(ids)) for k, (shown, ids) in groups.items()}
     ctx.shared["entities"] = groups
     return groups
-
-
-def _linked_pairs(ctx: PlanContext, ids: set[str], rels: tuple[str, ...]) -> set[tuple[str, str]]:
-    out: set[tuple[str, str]] = set()
-    todo = sorted(ids)
-    marks = ",".join("?" * len(rels))
-    for i in range(0, len(todo), 500):
-        part = todo[i : i + 500]
-        rows = ctx.core.store.query(
-            f"SELECT src, dst FROM links WHERE dir = 'out' AND rel IN ({marks}) AND src IN ({','.join('?' * len(part))})",
-            [*rels, *part],
-        )
-        out |= {(min(r[0], r[1]), max(r[0], r[1])) for r in rows}
-    return out
 
 
 def relations(ctx: PlanContext) -> list[tuple[Link, Memory, Memory]]:
@@ -92,7 +78,7 @@ def relations(ctx: PlanContext) -> list[tuple[Link, Memory, Memory]]:
     judge = make_judge(ctx.core.settings)
     live = ctx.live()
     near = neighbours(ctx)
-    have = _linked_pairs(ctx, set(near), ("supersedes", "conflicts", "consolidated_into", "split_from"))
+    have = ctx.core.store.pairs_kept_apart(set(near))
     # Memories naming the same entity are candidates too, whatever their embeddings say.
     holders = {k: sorted(ids, key=lambda i: (live[i].created_at, i)) for k, (_, ids) in entity_groups(ctx).items()}
     out: list[tuple[Link, Memory, Memory]] = []

@@ -77,7 +77,7 @@ def render(core: Core, run_id: str, started_at: float, ops: list[Op]) -> str:
             f"- {op.summary}: {(op.result or {}).get('reason') or (op.result or {}).get('error') or op.status}"
             for op in kept[:MAX_LINES]]))
     props = {"mnemo_id": f"dream:{run_id}", "type": "dream", "tags": ["dream"], "created": note_time(started_at), "run": run_id}
-    head = f"# Dream of {iso(started_at)[:16].replace('T', ' ')} UTC\n\n"
+    head = f"# Dream of {(iso(started_at) or '')[:16].replace('T', ' ')} UTC\n\n"
     if not sections:
         return render_frontmatter(props) + head + "Nothing needed doing.\n"
     body = "".join(f"## {title}\n" + "\n".join(lines) + "\n\n" for title, lines in sections)

@@ -80,7 +80,7 @@ def plan(core: Core, steps: list[str], now: float, only_clusters: set[str] | Non
 
 def _without_reviews_linked_apart(ops: list[Op]) -> list[Op]:
     """A pair that this same run links as superseded or conflicting is kept apart from then on
-    (``cluster.APART``), so it is no near-duplicate for a person to review: listing it would only
+    (``store.dream.KEPT_APART``), so it is no near-duplicate for a person to review: listing it would only
     retire it again on the next run."""
     apart = {frozenset(op.key.split(">")) for op in ops if op.kind in ("supersede", "conflict")}
     return [op for op in ops if not (op.kind == "review" and frozenset(op.payload.get("members", ())) in apart)]
@@ -252,10 +252,9 @@ def _round(seconds: dict[str, float]) -> dict[str, float]:
 # -- the review list --------------------------------------------------------------------------------
 def review(core: Core) -> list[dict[str, Any]]:
     """Clusters waiting for a person (cohesion in the review band), with their members' text."""
-    rows = core.store.query("SELECT * FROM dream_clusters WHERE status = 'review' ORDER BY cohesion DESC, id")
     out: list[dict[str, Any]] = []
-    for r in rows:
-        ids = json.loads(r["members"])
+    for r in core.store.clusters_in_review():
+        ids = r["members"]
         found = core.store.get_memories(ids)
         live = [found[i] for i in ids if i in found and found[i].status.value in ("active", "promoted")]
         if len(live) != len(ids):
@@ -272,7 +271,7 @@ def decide(core: Core, cluster_id: str, accept: bool) -> dict[str, Any]:
     merge step for this cluster); rejecting keeps its memories apart for good (until the
     cluster's membership changes, which gives it a new id)."""
     cluster_id = (cluster_id or "").strip()
-    rows = core.store.query("SELECT * FROM dream_clusters WHERE id = ? OR id LIKE ? || '%'", (cluster_id, cluster_id))
+    rows = core.store.clusters_named(cluster_id)
     if not cluster_id or not rows:
         raise NotFound(f"no cluster {cluster_id!r} waits for review", hint="`mnemo dream review` lists them")
     if len(rows) > 1:
@@ -283,8 +282,7 @@ def decide(core: Core, cluster_id: str, accept: bool) -> dict[str, Any]:
         raise InvalidInput(f"cluster {cid} is {row['status']}", hint="`mnemo dream review` lists the clusters that wait")
     now = core.now()
     with core.write_lock:
-        core.store.execute("UPDATE dream_clusters SET status = ?, decided_at = ?, updated_at = ? WHERE id = ?",
-                             ("accepted" if accept else "rejected", now, now, cid))
+        core.store.decide_cluster(cid, "accepted" if accept else "rejected", now)
     if not accept:
         return {"cluster_id": cid, "status": "rejected", "merged_into": None, "run": None}
     result = dream(core, steps=["merge"], only_clusters={cid})

@@ -86,8 +86,7 @@ def split_text(text: str, target: int, count: Any = None) -> list[str]:
 
 
 def _already_split(core: Core) -> set[str]:
-    rows = core.store.query("SELECT DISTINCT src FROM links WHERE rel = 'split_from' AND dir = 'in'")
-    return {r[0] for r in rows}
+    return core.store.split_originals()
 
 
 def plan(ctx: PlanContext) -> list[Op]:

@@ -37,9 +37,9 @@ def apply_supersede(core: Core, op: Op, actx: ApplyContext) -> dict[str, Any]:
     old = rows[p["old"]]
     if old.superseded_by not in (None, p["new"]):
         return {"status": "skipped", "new": p["new"], "old": p["old"], "reason": f"already superseded by {old.superseded_by[:8]}"}
-    with core.write_lock, core.store.tx() as conn:
+    with core.write_lock, core.store.tx():
         core.store.add_links([Link(p["new"], p["old"], "supersedes", p["origin"], p["weight"], actx.now)])
-        conn.execute("UPDATE memories SET superseded_by = ? WHERE id = ?", (p["new"], p["old"]))
+        core.store.set_superseded_by(p["old"], p["new"])
     return {"new": p["new"], "old": p["old"]}
 
 
