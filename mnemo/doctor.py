@@ -28,7 +28,7 @@ Each check looks at one structure and can repair it from the truth:
   the YAML of a promoted note gets the file, the parser's message and the fix; there is no
   repair (mnemo never rewrites a note it cannot read: the fix is the person's).
 
-Opening the vector index already repairs what a crash left (``index.recover``: missing and
+Opening the vector index already repairs what a crash left (``core.recover``: missing and
 orphan vectors, stale metadata, notes that lost chunk vectors, an unreadable Chroma folder), so
 on a fresh process this reports the state after that self-repair. Checks are plain objects
 in ``CHECKS``.

@@ -128,7 +128,7 @@ class Mnemo:
         """Validate every item first (nothing is written if one is bad), then embed in batches
         and write. Returns one SaveResult per item, in order. Fingerprints and links of a bulk
         write are left to ``enrich_pending`` (``enrich="inline"`` makes them now)."""
-        from .pipeline import save_many
+        from .save import save_many
 
         return save_many(self.core, items, progress, enrich=enrich)
 

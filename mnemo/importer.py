@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 from .models import ImportResult
-from .pipeline import save_many
+from .save import save_many
 
 if TYPE_CHECKING:
     from .core import Core, Progress

@@ -92,7 +92,7 @@ def ingest(
 ) -> IngestReport:
     """Ingest a conversation (a file path, or its text with an optional ``format`` hint:
     json, markdown or text). ``progress`` advances by 2 units per turn in all."""
-    from . import pipeline
+    from . import save as pipeline
     from .graph.enrich import LinkReport, gazetteer, plan_links
     from .nlp import conversation, extract
     from .nlp.fingerprint import clean_entity, entities_of, entity_key, fingerprint_spans
@@ -201,7 +201,7 @@ def ingest(
 
 def _dry_run(core: Core, drafts: list[tuple[Memory, bool]]) -> list[Any]:
     """What the write path would decide, without writing: the surprise rule's duplicates."""
-    from . import pipeline
+    from . import save as pipeline
     from .models import SaveResult
 
     if not drafts:

@@ -40,7 +40,7 @@ def free_port() -> int:
 
 
 def start_server(path: Path) -> tuple[subprocess.Popen[bytes], str]:
-    from mnemo.index.server import probe
+    from mnemo.index.chroma_server import probe
 
     port = free_port()
     chroma = Path(sys.executable).with_name("chroma")

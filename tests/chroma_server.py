@@ -33,7 +33,7 @@ class ChromaServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30.0) -> ChromaServer:
-        from mnemo.index.server import probe
+        from mnemo.index.chroma_server import probe
 
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(

@@ -33,7 +33,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # what mnemo does, each taking a Core
     "features": (
         "mnemo.recall", "mnemo.lifecycle", "mnemo.graph", "mnemo.vault", "mnemo.sources", "mnemo.export",
-        "mnemo.ingest", "mnemo.capture", "mnemo.pipeline", "mnemo.importer", "mnemo.edit", "mnemo.doctor",
+        "mnemo.ingest", "mnemo.capture", "mnemo.save", "mnemo.importer", "mnemo.edit", "mnemo.doctor",
         "mnemo.judge", "mnemo.reindex", "mnemo.obsidian",
     ),
     # the public operations, and the helpers that drive them (through any MnemoAPI: in-process or

@@ -16,8 +16,8 @@ from mnemo.clock import Clock
 from mnemo.config import load_settings
 from mnemo.engine import Mnemo
 from mnemo.errors import ConfigError, InvalidInput, StorageError
+from mnemo.index.chroma_server import parse_url, probe
 from mnemo.index.move import config_with_url
-from mnemo.index.server import parse_url, probe
 from mnemo.nlp.embedder import HashEmbedder
 
 from .chroma_server import ChromaServer, free_port

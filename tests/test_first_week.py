@@ -264,8 +264,8 @@ def _mcp_call(home: Path, tool: str, args: dict) -> tuple[bool, str]:
     import anyio
     from mcp import Client
 
+    from mnemo.mcp_bridge.bridge import build_server
     from mnemo.mcp_bridge.link import DaemonLink
-    from mnemo.mcp_bridge.server import build_server
 
     async def call() -> tuple[bool, str]:
         async with Client(build_server(DaemonLink(home=home, autostart=False))) as c:

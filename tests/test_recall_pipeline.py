@@ -22,7 +22,7 @@ from mnemo.lifecycle.assess import retentions
 from mnemo.models import Link
 from mnemo.nlp.embedder import HashEmbedder
 from mnemo.nlp.tokens import count_tokens
-from mnemo.scoring.review import review_priority
+from mnemo.scoring.review_priority import review_priority
 from mnemo.setup import init_home
 
 from .conftest import T0

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from mnemo.scoring import decay as dk
 from mnemo.scoring.importance import importance_factors
 from mnemo.scoring.retention import RetentionParams, retention
-from mnemo.scoring.review import review_priority
+from mnemo.scoring.review_priority import review_priority
 
 days = st.floats(min_value=0.0, max_value=2000.0, allow_nan=False)
 uses = st.integers(min_value=0, max_value=500)

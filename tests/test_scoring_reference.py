@@ -27,7 +27,7 @@ from mnemo.scoring.retention import (
     retention,
     retention_factors,
 )
-from mnemo.scoring.review import review_priority
+from mnemo.scoring.review_priority import review_priority
 
 # -- Must show 2: the seeds' reference values --------------------------------------------------
 

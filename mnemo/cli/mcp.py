@@ -33,6 +33,6 @@ def mcp_command(app: App, home: str | None, vault: str | None, http: bool, port:
 
         run_http(settings, port or DEFAULT_PORT)
         return
-    from ..mcp_bridge.server import run_bridge
+    from ..mcp_bridge.bridge import run_bridge
 
     run_bridge(settings)

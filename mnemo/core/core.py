@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
     from ..index.chroma import VectorIndex
-    from ..index.deferred import DeferredMetadata
     from ..nlp.embedder import Embedder
+    from .deferred import DeferredMetadata
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class Core:
         self._index: VectorIndex | None = None
         self._init_lock = threading.RLock()
         self._background: ThreadPoolExecutor | None = None
-        from ..index.deferred import DeferredMetadata
+        from .deferred import DeferredMetadata
 
         self.deferred_meta: DeferredMetadata = DeferredMetadata()
         self.writes = WriteUnit(self)
@@ -149,7 +149,7 @@ class Core:
                 if url:
                     self._index = VectorIndex(url=url, batch=self.settings.index.batch, prefix=self.index_prefix())
                 else:
-                    from ..index.recover import open_embedded
+                    from .recover import open_embedded
 
                     # A folder Chroma cannot read is moved aside and rebuilt from the store.
                     path = self.home / "chroma"
@@ -208,9 +208,9 @@ class Core:
 
     def sync_index(self) -> None:
         """Bring the vector index in line with the store after a crash between the SQLite
-        commit and the Chroma write, or a lost Chroma folder (``index.recover.sync``). Cheap
+        commit and the Chroma write, or a lost Chroma folder (``core.recover.sync``). Cheap
         when the last write finished and the counts agree."""
-        from ..index.recover import sync
+        from .recover import sync
 
         sync(self)
 

@@ -3,7 +3,7 @@
 A write takes the home's write lock, marks the index dirty in the store, commits its SQL in one
 transaction, and only then applies the vector changes it queued. If the process dies between
 the commit and Chroma's write, the next open sees the mark (``index.dirty``) and re-syncs the
-index from the store (``index.recover.sync``); a failed index write leaves the mark set for the
+index from the store (``core.recover.sync``); a failed index write leaves the mark set for the
 same reason. Nested writes clear the mark only when the outermost one ends.
 
     with core.write() as w:

@@ -46,7 +46,7 @@ class VectorIndex:
         self._lock = threading.RLock()
         self._cols: dict[str, Any] = {}
         if url:
-            from .server import connect, parse_url
+            from .chroma_server import connect, parse_url
 
             self.url = parse_url(url).url
             self.client = connect(self.url, _client_settings())  # StorageError with a hint if it does not answer
@@ -71,7 +71,7 @@ class VectorIndex:
         """Run ``op(collection)`` under the lock, turning index failures into one StorageError.
         A collection that vanished (a server restarted on an empty folder, a dropped collection)
         is looked up again once: the store's sync at the next open refills it."""
-        from .server import index_errors, index_failure, is_not_found
+        from .chroma_server import index_errors, index_failure, is_not_found
 
         errors = index_errors()
         with self._lock:
@@ -110,7 +110,7 @@ class VectorIndex:
             return col
 
     def drop(self, name: str) -> None:
-        from .server import index_errors, index_failure, is_not_found
+        from .chroma_server import index_errors, index_failure, is_not_found
 
         faults.point()
         with self._lock:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, InvalidInput, StorageError
-from .server import parse_url
+from .chroma_server import parse_url
 
 if TYPE_CHECKING:
     from ..core import Core, Progress

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..scoring.activity import ActivityCalendar
 from ..scoring.importance import ImportanceFactors, importances
 from ..scoring.retention import RetentionFactors, RetentionParams, memory_factors
-from ..scoring.review import DANGER_MAX, DANGER_MIN, rank_reviews, review_priority
+from ..scoring.review_priority import DANGER_MAX, DANGER_MIN, rank_reviews, review_priority
 from .demotion import demotions_of
 from .eligibility import PromotionRule, promotion_decision, uses_in_window
 

@@ -80,6 +80,6 @@ def reinforce(
         core.store.add_uses((m.id, now, kind, json.dumps(context) if context else None) for m in out)
         core.store.mark_activity(now)
         # The layer is an index filter: Chroma's copy follows in one deferred write
-        # (index/deferred.py), the dirty mark committed with this transaction.
+        # (core/deferred.py), the dirty mark committed with this transaction.
         core.deferred_meta.add(core, (m.id for m in moved))
     return out

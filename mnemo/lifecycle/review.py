@@ -1,5 +1,5 @@
 """The review queue as the core serves it: memories in the danger zone with their priority
-(pure priority and queue in ``scoring.review``)."""
+(pure priority and queue in ``scoring.review_priority``)."""
 
 from __future__ import annotations
 

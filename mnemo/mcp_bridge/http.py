@@ -62,7 +62,7 @@ def token_auth(home: Path, port: int) -> dict[str, Any]:
 
 def run_http(settings: Settings, port: int = DEFAULT_PORT) -> None:
     """Serve MCP over streamable HTTP on 127.0.0.1:``port`` until interrupted."""
-    from .server import build_server, configure_logging, link_for
+    from .bridge import build_server, configure_logging, link_for
 
     configure_logging(settings.home)
     link = link_for(settings)

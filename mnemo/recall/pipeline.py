@@ -103,7 +103,7 @@ def blend_reviews(core: Core, primary: list[Candidate], rest: list[Candidate], k
     slots go to memories in the danger zone that are relevant to this query (they passed the
     floor and score at least ``recall.review_relevance`` of the best hit), interleaved as
     ``[p0, p1, r0, p2, p3, r1, …]`` and marked ``reason="review"``."""
-    from ..scoring.review import DANGER_MAX, DANGER_MIN, review_priority
+    from ..scoring.review_priority import DANGER_MAX, DANGER_MIN, review_priority
 
     s = core.settings.recall
     slots = int(k * max(0.0, min(1.0, s.review_ratio)) + 0.5)

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from ...clock import iso
 from ...models import Link
-from .context import set_fields
 from .journal import Op
 from .relate import relations
+from .workspace import set_fields
 
 if TYPE_CHECKING:
     from ...core import Core
     from ...models import Memory
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "beliefs"
 

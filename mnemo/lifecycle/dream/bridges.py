@@ -16,7 +16,7 @@ from .relate import entity_groups
 
 if TYPE_CHECKING:
     from ...core import Core
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "bridges"
 MAX_BRIDGES = 3

@@ -26,7 +26,7 @@ from .relate import entity_groups
 
 if TYPE_CHECKING:
     from ...core import Core
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "cards"
 # Operations that change what a card shows of a memory: whether it is live, its text, its

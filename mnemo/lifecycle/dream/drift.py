@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from ...clock import iso
-from .context import set_fields
 from .journal import Op
+from .workspace import set_fields
 
 if TYPE_CHECKING:
     from ...core import Core
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "drift"
 FLAG = "invalidated_by"

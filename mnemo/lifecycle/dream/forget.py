@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from ...models import Layer, Status
 from ..gc import plan as gc_plan
-from .context import set_fields
 from .journal import Op
+from .workspace import set_fields
 
 if TYPE_CHECKING:
     from ...core import Core
     from ...models import Memory
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "forget"
 GONE = "the memory no longer exists"

@@ -30,14 +30,14 @@ from ...errors import ConflictError, MnemoError, VaultError
 from ...models import MAX_CONTENT_BYTES, Fingerprint, Layer, Link, Memory, Status
 from ...store.sqlite import content_hash
 from .cluster import Cluster, find_clusters, known
-from .context import set_fields
 from .journal import Op, checkpoint
+from .workspace import set_fields
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from ...core import Core
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "merge"
 NAMESPACE = uuid.UUID("6d6e656d-6f2d-4472-6561-6d2d6d657267")  # fixed: merge and split ids are derived from it

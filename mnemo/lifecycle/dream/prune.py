@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ...clock import DAY, iso
-from .context import history_root
 from .journal import Op
+from .workspace import history_root
 
 if TYPE_CHECKING:
     from ...core import Core
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "prune"
 def old_history(core: Core, cutoff: float) -> list[str]:

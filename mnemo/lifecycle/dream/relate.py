@@ -11,7 +11,7 @@ import numpy as np
 from ...models import Link, Memory, MemoryType
 
 if TYPE_CHECKING:
-    from .context import PlanContext
+    from .workspace import PlanContext
 
 QUERY_BATCH = 1000
 ENTITY_CANDIDATES = 20  # the most recent earlier memories naming an entity that are compared with a memory

@@ -17,7 +17,7 @@ from .notes import ref, short
 
 if TYPE_CHECKING:
     from ...core import Core
-    from .context import ApplyContext
+    from .workspace import ApplyContext
 
 MAX_LINES = 200  # per section; the journal keeps the rest
 

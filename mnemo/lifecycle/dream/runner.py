@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...clock import iso
 from ...errors import InvalidInput, MnemoError, NotFound
-from .context import ApplyContext, PlanContext
 from .journal import MAX_ATTEMPTS, Journal, Op, checkpoint
 from .steps import select_steps
+from .workspace import ApplyContext, PlanContext
 
 if TYPE_CHECKING:
     from ...core import Core

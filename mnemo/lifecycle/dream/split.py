@@ -22,7 +22,7 @@ from .merge import NAMESPACE, _queue_enrichment
 
 if TYPE_CHECKING:
     from ...core import Core
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "split"
 MIN_PIECE_TOKENS = 12  # a shorter tail joins the piece before it

@@ -14,7 +14,7 @@ from .relate import relations
 
 if TYPE_CHECKING:
     from ...core import Core
-    from .context import ApplyContext, PlanContext
+    from .workspace import ApplyContext, PlanContext
 
 NAME = "supersede"
 

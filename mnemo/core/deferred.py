@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..core import Core
+    from . import Core
 
 log = logging.getLogger(__name__)
 

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import StorageError
 
 if TYPE_CHECKING:
-    from ..core import Core
+    from ..index.chroma import VectorIndex
     from ..models import Memory
     from ..store import Store
-    from .chroma import VectorIndex
+    from . import Core
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +67,8 @@ def sync_memories(core: Core, metadata: bool = False) -> dict[str, int]:
     """Embed hot memories the index lacks, delete vectors of memories that are gone or cold,
     and with ``metadata`` rewrite vector metadata that no longer says what the store says (a
     kill between a status change's commit and its index write)."""
-    from ..core import vector_meta
-    from .chroma import _clean_meta
+    from ..index.chroma import _clean_meta
+    from . import vector_meta
 
     index = _open_index(core)
     have: dict[str, dict[str, Any]] = {}
