@@ -159,7 +159,7 @@ def test_index_catches_up_after_a_crash_between_store_and_chroma(home: Path, clo
     with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
         m.save_many([{"content": f"indexed {i}"} for i in range(5)])
         # What a kill between the SQLite commit and the Chroma write leaves behind: the dirty
-        # mark set by index_write, a row Chroma lacks, a vector the store lacks.
+        # mark set by the write unit, a row Chroma lacks, a vector the store lacks.
         m.core.store.kv_set("index.dirty", "1")
         ghost = Memory(id="ghost-1", content="only in the store", created_at=T0, updated_at=T0)
         m.core.store.insert_memories([ghost])

@@ -11,15 +11,8 @@ from typing import Any
 
 import click
 
-
-def to_jsonable(value: Any) -> Any:
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if isinstance(value, list | tuple):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_jsonable(v) for k, v in value.items()}
-    return value
+# The daemon's encoding: a command prints the same JSON in-process as through the daemon.
+from ..wire import to_jsonable
 
 
 def plain(value: Any) -> str:

@@ -193,10 +193,6 @@ class Core:
             self.sync_index()
 
     # -- the dual write (core/write.py) --------------------------------------------------------
-    def index_write(self) -> Any:
-        """Mark the vector index dirty around a write to it (``WriteUnit.marked``)."""
-        return self.writes.marked()
-
     def rebuild_vectors(self, progress: Progress | None = None) -> int:
         idx = self._index
         assert idx is not None

@@ -8,7 +8,7 @@ written at once (or even on another thread right after) it added 8-9 ms to a rec
 in step together, ``DELAY`` seconds after the first pending change, in one write.
 
 Crash safety: the caller sets ``index.dirty`` in the same transaction that changed the store,
-and it stays set until the write is done (``Core.index_write`` leaves it set while anything is
+and it stays set until the write is done (the write unit (``core.writes``) leaves it set while anything is
 pending), so a kill in between is repaired by the re-sync at the next open. A filtered vector
 query, the doctor, a reindex and closing the core flush first, so nobody reads a stale layer.
 """

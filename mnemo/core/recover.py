@@ -4,7 +4,7 @@ The store and the vault are the truth; Chroma is derived (design.md §1), so wha
 to it, it can be rebuilt from them:
 
 - ``sync`` (every open of the index): cheap when the last write finished (the ``index.dirty``
-  mark that ``Core.index_write`` sets around Chroma writes is clear) and the counts agree.
+  mark that the write unit (``core.writes``) sets around Chroma writes is clear) and the counts agree.
   Otherwise ``sync_memories`` embeds the memories the index lacks, deletes vectors of memories
   that are gone or cold and, after an interrupted write, rewrites stale metadata; and
   ``sync_chunks`` deletes vectors of note chunks the store does not know and marks the notes
