@@ -19,7 +19,6 @@ must not pay for the model stack.
 
 from __future__ import annotations
 
-import inspect
 import json
 import socket
 from collections.abc import Callable
@@ -31,6 +30,8 @@ from .errors import DaemonError, MnemoError, error_from_dict
 from .wire import NOW_HEADER, bind_arguments, decode, dumps
 
 if TYPE_CHECKING:
+    import inspect
+
     from .core import Progress
     from .engine import Mnemo as _Engine
     from .models import ImportResult

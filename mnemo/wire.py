@@ -9,14 +9,14 @@ and ``models`` only: thin clients import this.
 
 from __future__ import annotations
 
-import inspect
 import json
 import typing
 from enum import Enum
 from pathlib import PurePath
 from typing import Any
 
-from .models import _typed
+# ``inspect`` and ``models`` are imported where they are used: a hook process encodes one
+# request with ``dumps`` and must not pay ~40 ms for the dataclasses it never decodes.
 
 _NO_HINT = object()
 
@@ -77,6 +77,8 @@ def decode(value: Any, annotation: Any) -> Any:
     anything else (dicts, str, numbers) passes through unchanged."""
     if annotation is _NO_HINT or annotation is Any:
         return value
+    from .models import _typed
+
     try:
         return _typed(value, annotation)
     except (TypeError, ValueError, KeyError):
@@ -86,6 +88,8 @@ def decode(value: Any, annotation: Any) -> Any:
 def bind_arguments(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], bound_method: bool = False) -> dict[str, Any]:
     """Positional and keyword arguments → one keyword dict following ``func``'s signature
     (``**fields`` flattened in). Raises TypeError like a direct call would."""
+    import inspect
+
     sig = inspect.signature(func)
     bound = sig.bind(*(() if bound_method else (None,)), *args, **kwargs)
     out: dict[str, Any] = {}
@@ -104,6 +108,8 @@ def bind_arguments(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], bou
 
 def accepts(func: Any, name: str) -> bool:
     """Whether ``func`` takes a keyword ``name`` (explicitly)."""
+    import inspect
+
     try:
         return name in inspect.signature(func).parameters
     except (TypeError, ValueError):

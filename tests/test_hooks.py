@@ -319,3 +319,58 @@ def test_ingest_from_claude_code_on_the_command_line(home: Path, tmp_path: Path,
     assert code == 0 and out.startswith("nothing new in")
     code, out, _ = invoke_main(capsys, "list", "--wing", "harbor", "--json")
     assert len(json.loads(out)["memories"]) == first["kept"]
+
+
+def _hook_view(s: object) -> dict[str, object]:
+    hooks = s.hooks  # type: ignore[attr-defined]
+    return {"home": s.home, "vault": s.vault, "now": s.now,  # type: ignore[attr-defined]
+            **{k: getattr(hooks, k) for k in ("budget", "project_share", "start_daemon", "capture_fallback",
+                                              "connect_timeout")}}
+
+
+def test_the_hooks_light_settings_read_agrees_with_load_settings(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from mnemo.config import HooksSettings
+    from mnemo.hooks.settings import DEFAULTS, HookSettings, load_hook_settings
+
+    assert asdict(HooksSettings()) == DEFAULTS
+    home = tmp_path / "home"
+    home.mkdir()
+    cases = [
+        ("", {}),
+        ("", {"MNEMO_HOOKS_BUDGET": "900", "MNEMO_HOOKS_START_DAEMON": "off", "MNEMO_VAULT": str(tmp_path / "v"),
+              "MNEMO_NOW": "2026-03-01T10:00:00"}),
+        ('vault = "~/notes"\n[hooks]\nbudget = 700\nproject_share = 0.5\ncapture_fallback = "no"\n',
+         {"MNEMO_HOOKS_CONNECT_TIMEOUT": "1.5"}),
+        ('[vault]\npath = "/srv/vault"\n[hooks]\nstart_daemon = 1\n[recall]\nk = 5\n', {"MNEMO_HOOKS_BUDGET": "1200"}),
+    ]
+    for toml, env in cases:
+        (home / "config.toml").write_text(toml)
+        light = load_hook_settings(home=str(home), env=env)
+        assert isinstance(light, HookSettings)
+        assert _hook_view(light) == _hook_view(load_settings(home=str(home), env=env)), (toml, env)
+    # what the light read does not take plainly is the full reader's to decide, errors included
+    (home / "config.toml").write_text("[hooks]\nbudget = 2.5\n")
+    assert _hook_view(load_hook_settings(home=str(home), env={})) == _hook_view(load_settings(home=str(home), env={}))
+    from mnemo.errors import ConfigError
+
+    for toml, env in [("[hooks]\nbudgt = 1\n", {}), ("[hooks\n", {}), ("", {"MNEMO_HOOKS_PROJECT_SHARE": "nan"}),
+                      ("", {"MNEMO_HOOKS_START_DAEMON": "maybe"})]:
+        (home / "config.toml").write_text(toml)
+        with pytest.raises(ConfigError):
+            load_hook_settings(home=str(home), env=env)
+
+
+def test_a_hook_logs_its_line_in_the_loggers_format_and_keeps_the_log_private(home: Path, project: Path) -> None:
+    import re
+
+    settings = load_settings(home=home, overrides={"hooks.start_daemon": False})
+    run_hook("session-start", _payload("SessionStart", project), settings)
+    log = home / LOG_NAME
+    assert log.stat().st_mode & 0o777 == 0o600
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} INFO session-start session=\S+ \{.*\"daemon\": \"none\".*\}\n",
+                        log.read_text())
+    log.chmod(0o644)
+    run_hook("session-start", _payload("SessionStart", project), settings)
+    assert log.stat().st_mode & 0o777 == 0o600 and log.read_text().count(" INFO ") == 2

@@ -11,15 +11,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 ENDPOINT_NAME = "daemon.json"
 LOG_NAME = "daemon.log"
 
 
-@dataclass(frozen=True)
-class Endpoint:
+# A NamedTuple, not a dataclass: every hook process reads the endpoint, and ``dataclasses``
+# (with the ``inspect`` it imports) would cost it ~15 ms of imports for one small record.
+class Endpoint(NamedTuple):
     pid: int
     host: str
     port: int
@@ -43,7 +44,7 @@ def read_endpoint(home: Path) -> Endpoint | None:
     """The endpoint a daemon wrote, or None when there is none (or it is unreadable)."""
     try:
         data = json.loads(endpoint_path(home).read_text(encoding="utf-8"))
-        return Endpoint(**{k: data[k] for k in Endpoint.__dataclass_fields__ if k in data})
+        return Endpoint(**{k: data[k] for k in Endpoint._fields if k in data})
     except (OSError, ValueError, TypeError, KeyError):
         return None
 
@@ -55,7 +56,7 @@ def write_endpoint(home: Path, ep: Endpoint) -> Path:
     tmp = path.with_name(f".{ENDPOINT_NAME}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL, 0o600)
     try:
-        os.write(fd, json.dumps(asdict(ep), indent=1).encode())
+        os.write(fd, json.dumps(ep._asdict(), indent=1).encode())
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -24,33 +24,40 @@ for as long as it runs and then exits.
 from __future__ import annotations
 
 import json
-import logging
+import os
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, MnemoError
+
+if TYPE_CHECKING:
+    import logging
 
 # CLI name -> the client's event name (hook_event_name in the payload, key in settings.json)
 EVENTS = {"session-start": "SessionStart", "pre-compact": "PreCompact", "session-end": "SessionEnd", "stop": "Stop"}
 CAPTURE_EVENTS = ("pre-compact", "session-end", "stop")
 LOG_NAME = "hooks.log"
 MAX_PAYLOAD = 1024 * 1024
+LOG_MAX_BYTES = 2_000_000
 
 
-@dataclass
 class HookOutcome:
-    code: int = 0
-    stdout: str = ""
-    stderr: str = ""
-    detail: dict[str, Any] = field(default_factory=dict)  # what was done (logged; tests read it)
+    # A plain class: ``dataclasses`` would cost every hook process ~15 ms of imports.
+    def __init__(self, code: int = 0, stdout: str = "", stderr: str = "", detail: dict[str, Any] | None = None) -> None:
+        self.code, self.stdout, self.stderr = code, stdout, stderr
+        self.detail: dict[str, Any] = {} if detail is None else detail  # what was done (logged; tests read it)
+
+    def __repr__(self) -> str:
+        return f"HookOutcome(code={self.code!r}, stdout={self.stdout!r}, stderr={self.stderr!r}, detail={self.detail!r})"
 
 
 def logger(home: Path) -> logging.Logger:
     """``MNEMO_HOME/hooks.log`` (rotated, 0600): a hook's only voice, as its stdout belongs to
     the client."""
+    import logging
+
     log = logging.getLogger("mnemo.hooks")
     path = home / LOG_NAME
     if not any(getattr(h, "baseFilename", None) == str(path) for h in log.handlers):
@@ -60,12 +67,36 @@ def logger(home: Path) -> logging.Logger:
             log.removeHandler(h)
             h.close()
         home.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handler = PrivateRotatingFileHandler(path, maxBytes=2_000_000, backupCount=2, encoding="utf-8")
+        handler = PrivateRotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=2, encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
         log.propagate = False
     return log
+
+
+def log_info(home: Path, message: str) -> None:
+    """One INFO line in ``hooks.log``, in ``logger``'s format, without importing ``logging``
+    (~10 ms of every hook process, which logs one line when all went well). A line that would
+    take the file over its size, and every warning and error, go through ``logger``, which
+    rotates."""
+    path = home / LOG_NAME
+    now = time.time()
+    line = f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(now))},{int((now % 1) * 1000):03d} INFO {message}\n".encode()
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and st.st_size + len(line) > LOG_MAX_BYTES:
+        logger(home).info("%s", message)
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        if st is not None and st.st_mode & 0o077:  # as PrivateRotatingFileHandler keeps it: 0600
+            os.fchmod(fd, 0o600)
+        os.write(fd, line)
+    finally:
+        os.close(fd)
 
 
 def parse_payload(raw: bytes, event: str) -> dict[str, Any]:
@@ -97,8 +128,9 @@ def _connect(settings: Any) -> Any:
 def run_hook(event: str, raw: bytes, settings: Any, strict: bool = False, text: bool = False) -> HookOutcome:
     """Run one hook; never raises. ``raw`` is what the client wrote on stdin."""
     t0 = time.perf_counter()
-    log = logger(settings.home)
     sid = None
+    # The home holds the log, and a daemon or a capture started from here writes its output there.
+    settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         if event not in EVENTS:
             raise InvalidInput(f"unknown hook event {event!r}", hint=f"one of: {', '.join(EVENTS)}")
@@ -106,15 +138,15 @@ def run_hook(event: str, raw: bytes, settings: Any, strict: bool = False, text: 
         sid = payload.get("session_id") or None
         named = payload.get("hook_event_name")
         if named and named != EVENTS[event]:
-            log.warning("%s: the payload names the event %s", event, named)
+            logger(settings.home).warning("%s: the payload names the event %s", event, named)
         out = _session_start(payload, settings, text) if event == "session-start" else _capture(event, payload, settings)
         out.detail["ms"] = round(1000 * (time.perf_counter() - t0), 1)
         shown = {k: v for k, v in out.detail.items() if not k.startswith("_")}
-        log.info("%s session=%s %s", event, sid, json.dumps(shown, ensure_ascii=False, default=str))
+        log_info(settings.home, f"{event} session={sid} {json.dumps(shown, ensure_ascii=False, default=str)}")
         return out
     except Exception as exc:  # noqa: BLE001 - a hook must never break the client
         message = exc.message if isinstance(exc, MnemoError) else f"{type(exc).__name__}: {exc}"
-        log.error("%s session=%s failed: %s", event, sid, message, exc_info=not isinstance(exc, MnemoError))
+        logger(settings.home).error("%s session=%s failed: %s", event, sid, message, exc_info=not isinstance(exc, MnemoError))
         if strict:
             return HookOutcome(code=1, stderr=f"mnemo hook {event}: {message}\n", detail={"error": message})
         return HookOutcome(detail={"error": message})
@@ -193,9 +225,9 @@ def main(event: str, home: str | None = None, strict: bool = False, text: bool =
          now: str | None = None) -> int:
     """A whole hook: settings, stdin, the run, stdout and stderr; returns the exit code."""
     try:
-        from ..config import load_settings
+        from .settings import load_hook_settings
 
-        settings = load_settings(home=home, vault=vault, now=now)
+        settings = load_hook_settings(home=home, vault=vault, now=now)
     except Exception as exc:  # noqa: BLE001 - bad settings must not break the client either
         from ..config import default_home
 
