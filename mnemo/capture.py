@@ -6,6 +6,8 @@ kept in the store's ``kv`` table under ``capture.offset:<source>:<path>``), hand
 conversation, ``source = ingest``, never promoted by being captured) in the session's project
 (``wing``), advances the offset only once the ingest succeeded, and observes the memories the
 session used. A second call reads only lines appended since; a call with nothing new is cheap.
+With the offset it keeps a hash of the file's first bytes (up to 4 KiB, all already read): a
+file rewritten or rotated under the same path no longer matches it and is read from the start.
 
 ``project_context`` is the block a session starts with: ``context`` (pinned memories, recent
 session notes, what is relevant) restricted to the project's wing, then, with what is left of
@@ -30,6 +32,9 @@ OFFSET_KEY = "capture.offset:{source}:{path}"
 SHOWN_KEY = "capture.shown:{session}"
 SHARED_TITLE = "## Shared memories and notes"
 SHARED_DEPTH = 30
+# The start of a transcript that identifies it: Claude Code's first line (a summary or the first
+# message, with its uuid and timestamp) is unique to the session and well under this size.
+HEAD_BYTES = 4096
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]{3,}")
 
@@ -71,7 +76,13 @@ def capture(
     abspath = str(Path(path).expanduser().resolve())
     key = OFFSET_KEY.format(source=source, path=abspath)
     state = _load(core.store.kv_get(key))
-    t = read(abspath, int(state.get("offset", 0)))
+    offset = int(state.get("offset", 0))
+    if offset and "head" in state and state["head"] != _head(abspath, int(state.get("head_len", 0))):
+        # Another file now has this path (the client rewrote or rotated it): the offset counts
+        # bytes of the old file, and reading from it would skip the new file's first lines or
+        # start in the middle of one. Its lines are read from the start (duplicates are not stored twice).
+        offset = 0
+    t = read(abspath, offset)
     if t.start == 0 and state.get("offset"):
         state = {}  # the file was replaced or truncated: its lines are read again (duplicates are not stored twice)
     sid = session_id or t.session_id or state.get("session_id")
@@ -90,10 +101,25 @@ def capture(
                    by_type=result["by_type"], memories=[m["id"] for m in result["memories"] if m["created"]])
     if dry_run:
         return out
-    core.store.kv_set(key, json.dumps({"offset": t.end, "session_id": sid, "wing": project, "at": core.now()}))
+    head_len = min(t.end, HEAD_BYTES)
+    core.store.kv_set(key, json.dumps({"offset": t.end, "head_len": head_len, "head": _head(abspath, head_len),
+                                       "session_id": sid, "wing": project, "at": core.now()}))
     if sid:
         out["observed"] = _observe_used(core, sid, t, final)
     return out
+
+
+def _head(path: str, length: int) -> str | None:
+    """A hash of the first ``length`` bytes of ``path`` (bytes already read, so they do not
+    change while the client appends), or None when the file is shorter or unreadable."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(length)
+    except OSError:
+        return None
+    return hashlib.sha256(data).hexdigest() if len(data) == length else None
 
 
 def _load(raw: str | None) -> dict[str, Any]:

@@ -162,6 +162,44 @@ def test_session_end_after_the_transcript_grew_ingests_only_the_new_turns(daemon
     assert daemon.background.get(third.detail["job"])["result"]["new_turns"] == 0
 
 
+def _transcript_lines(session: str, facts: list[str]) -> bytes:
+    """Claude Code lines (a user message, then the assistant's text and a tool call) per fact."""
+    out = []
+    for i, fact in enumerate(facts):
+        for role, content in (("user", f"What did we settle about {fact.split()[3]}?"),
+                              ("assistant", [{"type": "text", "text": fact},
+                                             {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": "x"}}])):
+            out.append({"parentUuid": None, "isSidechain": False, "type": role, "sessionId": session, "cwd": "/home/dev/src/harbor",
+                        "uuid": f"{session[:8]}-{role}-{i}", "timestamp": f"2026-03-03T10:{i:02d}:00.000Z",
+                        "message": {"role": role, "content": content}})
+    return "".join(json.dumps(line) + "\n" for line in out).encode()
+
+
+def test_a_transcript_replaced_under_the_same_path_is_read_from_its_start(daemon: Daemon, client: RemoteMnemo,
+                                                                          tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    shutil.copy(FIXTURES / "session.jsonl", path)
+    r1 = client.capture(str(path), wing="/tmp/harbor")
+    assert r1["from_offset"] == 0 and r1["new_turns"] == 4 and r1["to_offset"] == path.stat().st_size
+    # The client rotates the file: another session, longer than what was read of the first one, so
+    # the old offset lands inside the new file (in the middle of one of its lines).
+    other = "9e0ffee0-2222-4a2b-9c3d-000000000002"
+    facts = [f"We decided that ledger{i} writes its audit trail to object storage number {i} every night at {i} o'clock."
+             for i in range(12)]
+    path.write_bytes(_transcript_lines(other, facts))
+    assert path.stat().st_size > r1["to_offset"]
+    r2 = client.capture(str(path), wing="/tmp/harbor")
+    assert r2["from_offset"] == 0 and r2["bad_lines"] == 0 and r2["new_turns"] == 24
+    assert r2["session_id"] == other and r2["to_offset"] == path.stat().st_size
+    contents = [m.content for m in client.list(wing="/tmp/harbor", limit=200)]
+    assert any("ledger0 writes its audit trail" in c for c in contents)  # the new file's first lines were not skipped
+    # the same file growing is still read from where the last capture stopped
+    with path.open("ab") as fh:
+        fh.write(_transcript_lines(other, ["We decided that ledger99 keeps ninety days of audit trail in cold storage."]))
+    r3 = client.capture(str(path), wing="/tmp/harbor")
+    assert r3["from_offset"] == r2["to_offset"] and r3["new_turns"] == 2 and r3["bad_lines"] == 0
+
+
 def test_capture_observes_the_memories_the_session_used(daemon: Daemon, client: RemoteMnemo, project: Path,
                                                         tmp_path: Path) -> None:
     settings = _settings(daemon.home)
