@@ -200,6 +200,25 @@ def test_a_transcript_replaced_under_the_same_path_is_read_from_its_start(daemon
     assert r3["from_offset"] == r2["to_offset"] and r3["new_turns"] == 2 and r3["bad_lines"] == 0
 
 
+def test_session_start_shows_the_projects_session_notes_not_another_projects(daemon: Daemon, client: RemoteMnemo,
+                                                                             project: Path) -> None:
+    own = client.save("Session summary: harbor moved its retry queue to PostgreSQL and kept the workers as they are.",
+                      type="session_note", wing=str(project)).memory
+    # saved after, so it is the newest session note of the store
+    other = client.save("Session summary: ledger switched its audit export to nightly parquet files on object storage.",
+                        type="session_note", wing="/home/dev/src/ledger").memory
+    shared = client.save("Session summary: the team agreed on ruff and mypy for every Python repository.",
+                         type="session_note").memory
+    block = client.call("project_context", {"project": str(project), "session_id": "s-notes"})["context"]
+    assert "## Recent session notes" in block
+    notes = block.split("## Recent session notes", 1)[1].split("\n## ", 1)[0]
+    assert own.id[:8] in notes and other.id[:8] not in notes and shared.id[:8] not in notes
+    assert other.id[:8] not in block  # nor anywhere else in the project's block
+    # `context` without a wing still shows every recent session note
+    everything = client.call("context", {"query": "session summary", "budget": 1500, "touch": False})["context"]
+    assert all(m.id[:8] in everything for m in (own, other, shared))
+
+
 def test_capture_observes_the_memories_the_session_used(daemon: Daemon, client: RemoteMnemo, project: Path,
                                                         tmp_path: Path) -> None:
     settings = _settings(daemon.home)

@@ -5,10 +5,10 @@ Sections, in order, each packed by the CBA (``budget.py``) from what the previou
 1. **Pinned memories** (at most ``recall.pinned_share`` of the budget): pinned memories, the
    ones closest to the query first.
 2. **Recent session notes** (at most ``recall.session_share``): ``session_note`` memories of the
-   last ``recall.recent_days`` days, newest first (the given session's first), chosen by a
-   complexity budget as MIRA loads segment summaries: each note scores 1–3 by its size and
-   facts, and notes are taken until their complexity would pass ``recall.session_complexity``.
-   A rich note takes the room of three simple ones.
+   last ``recall.recent_days`` days (of the ``wing`` filter's wing, when given), newest first
+   (the given session's first), chosen by a complexity budget as MIRA loads segment summaries:
+   each note scores 1–3 by its size and facts, and notes are taken until their complexity would
+   pass ``recall.session_complexity``. A rich note takes the room of three simple ones.
 3. **Relevant memories and notes** and 4. **Review**: the recall results (review candidates are
    blended in by recall) packed together so the blend survives, then shown in two sections.
 
@@ -81,8 +81,10 @@ def _pinned(core: Core) -> list[Memory]:
     return core.store.pinned_memories(MAX_PINNED)
 
 
-def _session_notes(core: Core, now: float, days: float, session_id: str | None) -> list[Memory]:
-    notes = core.store.session_notes_between(now - days * DAY, now)
+def _session_notes(core: Core, now: float, days: float, session_id: str | None, wing: str | None) -> list[Memory]:
+    # With a wing (a project's session start, ``context --wing``) the notes are that wing's
+    # only, like the results: another project's last session is not this one's.
+    notes = core.store.session_notes_between(now - days * DAY, now, wing=wing)
     if session_id:
         notes.sort(key=lambda m: m.session_id != session_id)  # stable: newest first within each
     return notes
@@ -137,7 +139,7 @@ def compose(
         remaining -= sec.alloc.used
         shown |= {c.item.key for c in sec.alloc.chosen}
 
-    notes = [m for m in _session_notes(core, now, s.recent_days, session_id) if m.id not in shown]
+    notes = [m for m in _session_notes(core, now, s.recent_days, session_id, filters.get("wing")) if m.id not in shown]
     notes = pick_session_notes(notes, s.session_complexity)
     if notes:
         scores = [1.0 / (1 + i) for i in range(len(notes))]  # newest first

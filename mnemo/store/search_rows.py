@@ -73,12 +73,13 @@ class SearchRows:
         )
         return [self._row_to_memory(r) for r in rows]
 
-    def session_notes_between(self, start: float, end: float) -> list[Memory]:
-        """Live ``session_note`` memories created in [start, end], newest first (at most 200)."""
+    def session_notes_between(self, start: float, end: float, wing: str | None = None) -> list[Memory]:
+        """Live ``session_note`` memories created in [start, end] (of one wing, when given),
+        newest first (at most 200)."""
         rows = self.query(
             "SELECT * FROM memories WHERE type = 'session_note' AND status IN ('active', 'promoted') "
-            "AND created_at >= ? AND created_at <= ? ORDER BY created_at DESC, rowid DESC LIMIT 200",
-            (start, end),
+            "AND created_at >= ? AND created_at <= ? AND (? IS NULL OR wing = ?) ORDER BY created_at DESC, rowid DESC LIMIT 200",
+            (start, end, wing, wing),
         )
         return [self._row_to_memory(r) for r in rows]
 
