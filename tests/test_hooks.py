@@ -214,6 +214,14 @@ def test_session_start_shows_the_projects_session_notes_not_another_projects(dae
     notes = block.split("## Recent session notes", 1)[1].split("\n## ", 1)[0]
     assert own.id[:8] in notes and other.id[:8] not in notes and shared.id[:8] not in notes
     assert other.id[:8] not in block  # nor anywhere else in the project's block
+    # pinned memories likewise: the project's and the shared ones, not another project's
+    rules = [client.save(text, type="preference", wing=wing, pinned=True).memory for text, wing in (
+        ("Always run the harbor migrations inside one transaction.", str(project)),
+        ("Never publish ledger audit files without the compliance review.", "/home/dev/src/ledger"),
+        ("Every repository keeps its changelog in CHANGELOG.md.", None))]
+    block = client.call("project_context", {"project": str(project), "session_id": "s-notes"})["context"]
+    pinned = block.split("## Pinned", 1)[1].split("\n## ", 1)[0]
+    assert rules[0].id[:8] in pinned and rules[2].id[:8] in pinned and rules[1].id[:8] not in block
     # `context` without a wing still shows every recent session note
     everything = client.call("context", {"query": "session summary", "budget": 1500, "touch": False})["context"]
     assert all(m.id[:8] in everything for m in (own, other, shared))

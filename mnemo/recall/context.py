@@ -2,8 +2,8 @@
 
 Sections, in order, each packed by the CBA (``budget.py``) from what the previous ones left:
 
-1. **Pinned memories** (at most ``recall.pinned_share`` of the budget): pinned memories, the
-   ones closest to the query first.
+1. **Pinned memories** (at most ``recall.pinned_share`` of the budget): pinned memories (with a
+   ``wing`` filter, that wing's and those of no wing), the ones closest to the query first.
 2. **Recent session notes** (at most ``recall.session_share``): ``session_note`` memories of the
    last ``recall.recent_days`` days (of the ``wing`` filter's wing, when given), newest first
    (the given session's first), chosen by a complexity budget as MIRA loads segment summaries:
@@ -77,8 +77,10 @@ class Section:
         return [TITLES[self.name], *(c.text for c in self.alloc.chosen)] if self.alloc.chosen else []
 
 
-def _pinned(core: Core) -> list[Memory]:
-    return core.store.pinned_memories(MAX_PINNED)
+def _pinned(core: Core, wing: str | None) -> list[Memory]:
+    # A pinned memory of no wing is a standing rule for every project; one of another wing is
+    # that project's own and stays out of this one's context.
+    return core.store.pinned_memories(MAX_PINNED, wing=wing)
 
 
 def _session_notes(core: Core, now: float, days: float, session_id: str | None, wing: str | None) -> list[Memory]:
@@ -129,7 +131,7 @@ def compose(
         vecs = core.index.get_vectors("memories", [m.id for m in mems]) if mems else {}
         return [memory_item(m, sc, vecs.get(m.id)) for m, sc in zip(mems, scores, strict=True)]
 
-    pinned = _pinned(core)
+    pinned = _pinned(core, filters.get("wing"))
     if pinned:
         vecs = core.index.get_vectors("memories", [m.id for m in pinned])
         rel = [0.5 + 0.5 * max(0.0, float(np.dot(vecs[m.id], qvec))) if m.id in vecs else 0.5 for m in pinned]

@@ -64,12 +64,13 @@ class SearchRows:
         """id → status of the memories the store holds among ``ids``."""
         return {r[0]: r[1] for r in self.query_in("SELECT id, status FROM memories WHERE id IN ({marks})", ids)}
 
-    def pinned_memories(self, limit: int) -> list[Memory]:
-        """Live pinned memories, the most important (then newest) first."""
+    def pinned_memories(self, limit: int, wing: str | None = None) -> list[Memory]:
+        """Live pinned memories, the most important (then newest) first; with ``wing``, that
+        wing's and those of no wing."""
         rows = self.query(
             "SELECT * FROM memories WHERE pinned = 1 AND status IN ('active', 'promoted') "
-            "ORDER BY importance DESC, created_at DESC LIMIT ?",
-            (limit,),
+            "AND (? IS NULL OR wing IS NULL OR wing = '' OR wing = ?) ORDER BY importance DESC, created_at DESC LIMIT ?",
+            (wing, wing, limit),
         )
         return [self._row_to_memory(r) for r in rows]
 
