@@ -198,6 +198,18 @@ def test_a_transcript_replaced_under_the_same_path_is_read_from_its_start(daemon
         fh.write(_transcript_lines(other, ["We decided that ledger99 keeps ninety days of audit trail in cold storage."]))
     r3 = client.capture(str(path), wing="/tmp/harbor")
     assert r3["from_offset"] == r2["to_offset"] and r3["new_turns"] == 2 and r3["bad_lines"] == 0
+    # an offset kept before heads were recorded is trusted as it was (no transcript is read twice)
+    from mnemo.capture import OFFSET_KEY
+
+    store = daemon.engine.core.store
+    key = OFFSET_KEY.format(source="claude-code", path=str(path.resolve()))
+    state = json.loads(store.kv_get(key) or "{}")
+    store.kv_set(key, json.dumps({k: v for k, v in state.items() if k not in ("head", "head_len")}))
+    with path.open("ab") as fh:
+        fh.write(_transcript_lines(other, ["We decided that ledger98 rotates its audit keys every quarter."]))
+    r4 = client.capture(str(path), wing="/tmp/harbor")
+    assert r4["from_offset"] == r3["to_offset"] and r4["new_turns"] == 2
+    assert "head" in json.loads(store.kv_get(key) or "{}")
 
 
 def test_session_start_shows_the_projects_session_notes_not_another_projects(daemon: Daemon, client: RemoteMnemo,
