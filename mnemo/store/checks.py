@@ -3,25 +3,17 @@ row sets to compare against the vector index, the keyword index and the vault.""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
+from .rows import Rows
 
 # Links whose twin (the same link seen from the other end) is missing.
 _HALF = """SELECT a.src, a.dst, a.rel FROM links a WHERE a.dir = ? AND NOT EXISTS (
     SELECT 1 FROM links b WHERE b.dir = ? AND b.src = a.dst AND b.dst = a.src AND b.rel = a.rel)"""
 
 
-class CheckRows:
+class CheckRows(Rows):
     """Mixin of ``Store``: the doctor's checks and the index's recovery."""
-
-    if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]: ...
-        def tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
     # -- vectors ----------------------------------------------------------------------------
     def status_and_model(self, statuses: Sequence[str]) -> list[tuple[str, str, str | None]]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from .rows import Rows
 
 # Links that say two memories are deliberately distinct: never near-duplicates of each other.
 KEPT_APART = ("split_from", "supersedes", "conflicts", "consolidated_into")
@@ -29,14 +30,8 @@ def _cluster(row: sqlite3.Row) -> dict[str, Any]:
     return {**dict(row), "members": json.loads(row["members"])}
 
 
-class DreamRows:
+class DreamRows(Rows):
     """Mixin of ``Store``: the dream journal, its clusters and the queries of its steps."""
-
-    if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]: ...
-        def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor: ...
-        def tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
     # -- the journal: runs ------------------------------------------------------------------
     def unfinished_dream_run(self) -> dict[str, Any] | None:

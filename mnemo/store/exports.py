@@ -9,20 +9,18 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .rows import Rows
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from contextlib import AbstractContextManager
 
     from ..models import Link, Memory
 
 
-class ExportRows:
+class ExportRows(Rows):
     """Mixin of ``Store``: export paging and the import's writes."""
 
     if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]: ...
-        def tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
         def insert_memories(self, memories: Iterable[Memory]) -> None: ...
         def add_uses(self, rows: Iterable[tuple[str, float, str, str | None]]) -> None: ...
         def add_links(self, links: Iterable[Link]) -> int: ...

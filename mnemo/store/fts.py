@@ -15,9 +15,10 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .rows import Rows
+
 if TYPE_CHECKING:
     import threading
-    from contextlib import AbstractContextManager
 
     from ..index.filters import Filters
 
@@ -106,15 +107,13 @@ def _stems(conn: sqlite3.Connection, words: list[str]) -> dict[str, str | None]:
     return {w: _STEMS.get(w) for w in words}
 
 
-class KeywordSearch:
+class KeywordSearch(Rows):
     """Mixin of ``Store``: the FTS5 tables, read and rebuilt."""
 
     conn: sqlite3.Connection
     lock: threading.RLock
 
     if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
         @staticmethod
         def filter_sql(status: str | Sequence[str] | None = None, type: str | None = None, tag: str | None = None,
                        layer: str | None = None, wing: str | None = None, room: str | None = None,

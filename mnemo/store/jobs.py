@@ -3,17 +3,11 @@ which notes the index knows) and the key/value chores of the hooks."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from .rows import Rows
 
 
-class JobRows:
+class JobRows(Rows):
     """Mixin of ``Store``: the daemon's jobs and watcher, and deleting a key."""
-
-    if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor: ...
 
     def uses_and_new_since(self, since: float) -> int:
         """Uses recorded plus memories created after ``since``."""

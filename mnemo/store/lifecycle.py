@@ -4,22 +4,18 @@ cold storage, the few columns the dream changes in place, and the uses a merge h
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from .rows import Rows
 
 # Columns a dream step may change in place: none of them is in the keyword index (content and
 # tags are), so no FTS row needs rewriting.
 SETTABLE = frozenset({"status", "layer", "archived_at", "updated_at", "meta", "note_path", "importance", "superseded_by"})
 
 
-class LifecycleRows:
+class LifecycleRows(Rows):
     """Mixin of ``Store``: demotions, cold vectors and in-place changes of memories."""
-
-    if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]: ...
-        def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor: ...
 
     # -- demotions (lifecycle/demotion.py) ----------------------------------------------------
     def record_demotion(self, memory_id: str, at: float) -> None:

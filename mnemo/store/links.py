@@ -7,21 +7,19 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .rows import Rows
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
 
     from ..models import Link, Memory
 
 
-class LinkRows:
+class LinkRows(Rows):
     """Mixin of ``Store``: the enrichment queue, the entity index and what links change."""
 
     if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]: ...
-        def tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
         def add_links(self, links: Iterable[Link]) -> int: ...
         def remove_links(self, src: str, dst: str, rel: str | None = None) -> int: ...
         def links_of(self, memory_id: str, direction: str | None = None, rel: str | None = None) -> list[Link]: ...

@@ -10,8 +10,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .rows import Rows
+
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
 
     from ..models import Link
 
@@ -79,14 +80,10 @@ def _delete_chunks(conn: sqlite3.Connection, uid: str) -> None:
     conn.execute("DELETE FROM chunks WHERE note_uid = ?", (uid,))
 
 
-class NoteRows:
+class NoteRows(Rows):
     """Mixin of ``Store``: the vault's notes, their chunks and the chunks' keyword rows."""
 
     if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]: ...
-        def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor: ...
-        def tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
         def add_links(self, links: Iterable[Link]) -> int: ...
         def remove_links(self, src: str, dst: str, rel: str | None = None) -> int: ...
 

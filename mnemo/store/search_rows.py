@@ -9,18 +9,18 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .rows import Rows
+
 if TYPE_CHECKING:
     from ..models import Memory
 
 LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path"
 
 
-class SearchRows:
+class SearchRows(Rows):
     """Mixin of ``Store``: read-only queries of recall, the vault's search and scoring."""
 
     if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def query_in(self, sql: str, ids: Sequence[Any], size: int = 500) -> list[sqlite3.Row]: ...
         @staticmethod
         def _row_to_memory(row: sqlite3.Row) -> Memory: ...
 

@@ -3,17 +3,11 @@ other reads of the dashboard's weekly charts."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from .rows import Rows
 
 
-class VaultLogRows:
+class VaultLogRows(Rows):
     """Mixin of ``Store``: what happened between the memories and the vault, and when."""
-
-    if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]: ...
-        def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor: ...
 
     def log_vault_event(self, at: float, kind: str, memory_id: str | None, path: str | None) -> None:
         """Journal one event of the vault (``promote``, ``deleted``, ...)."""
