@@ -55,6 +55,7 @@ class Candidate:
     session_id: str | None = None  # from the light row (before the memory is loaded)
     note_path: str | None = None
     at: float | None = None  # when it happened (event_at) or was said (created_at), from the light row
+    seq: int | None = None  # save order (the store's rowid), from the light row: the last tie-break
 
     @property
     def memory_id(self) -> str | None:
@@ -72,6 +73,18 @@ class Candidate:
         if self.memory is not None:
             return self.memory.created_at
         return self.hit.created_at if self.hit is not None else None
+
+
+def rank_key(c: Candidate, value: float) -> tuple[float, float, int, str, str, str]:
+    """Sort key, best ``value`` first. Equal values are common (the turns on either side of one
+    hit borrow the same share of it; equal BM25 scores), and ordering them by the random ids
+    would give a different ranking each time a store is built. Ties go to the newer memory
+    (when it happened or was said: the later statement is the current one), then the later
+    save, then, for note passages, the note's path and heading: the same order for the same
+    memories saved in the same order, whatever their ids."""
+    at = c.at if c.at is not None else c.created_at
+    h = c.hit
+    return (-value, -(at or 0.0), -(c.seq or 0), h.path or "" if h else "", h.heading or "" if h else "", c.id)
 
 
 @dataclass
@@ -220,8 +233,9 @@ def is_folded(r: dict[str, Any]) -> bool:
 def from_row(cid: str, r: dict[str, Any]) -> Candidate:
     """A memory candidate from its light row."""
     at = r.get("event_at") if r.get("event_at") is not None else r.get("created_at")
+    seq = r.get("seq")
     return Candidate(id=cid, tier="stm", session_id=r["session_id"], note_path=r["note_path"],
-                     at=float(at) if at is not None else None)
+                     at=float(at) if at is not None else None, seq=int(seq) if seq is not None else None)
 
 
 def _candidate(

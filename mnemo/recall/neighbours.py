@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..index.filters import Filters
-from .candidates import Pool, from_row, is_folded
+from .candidates import Pool, from_row, is_folded, rank_key
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -89,7 +89,7 @@ def spread(core: Core, pool: Pool, filters: Filters, weight: float, sources: int
         return
     stm = [c for c in pool.candidates.values() if c.tier == "stm" and (c.session_id or gap > 0)]
     if sources is not None:
-        stm = sorted(stm, key=lambda c: -c.fused)[: max(0, sources)]
+        stm = sorted(stm, key=lambda c: rank_key(c, c.fused))[: max(0, sources)]
     if not stm:
         return
     near = adjacent(core, [c.id for c in stm], gap)

@@ -14,7 +14,8 @@ from .rows import Rows
 if TYPE_CHECKING:
     from ..models import Memory
 
-LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path"
+# ``seq`` (the rowid: save order) orders recall's ties without the random ids (recall/candidates.rank_key).
+LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path, rowid AS seq"
 
 
 class SearchRows(Rows):
