@@ -93,6 +93,7 @@ class Pool:
     bm25_memories: Ranking = field(default_factory=list)
     bm25_chunks: Ranking = field(default_factory=list)
     vectors: Ranking = field(default_factory=list)  # memories and chunks merged by cosine
+    rows: dict[str, Any] = field(default_factory=dict)  # light rows read so far (None: no such memory)
 
     def rankings(self, w_bm25: float, w_vector: float) -> list[tuple[Ranking, float]]:
         return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
@@ -115,7 +116,7 @@ def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: i
     """``qvec`` gives the query's vector: it is asked for only after the keyword searches, so
     the caller can embed the query while FTS5 works."""
     pool = Pool()
-    seen_rows: dict[str, Any] = {}
+    seen_rows = pool.rows
     mem_bm: Ranking = []
     mem_vec: Ranking = []
     chunk_bm: Ranking = []

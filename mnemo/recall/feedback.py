@@ -81,7 +81,7 @@ def feed_back(core: Core, pool: Pool, q: Query, filters: Filters, n: int, weight
     added = expansion_terms(texts, query_words, document_frequencies(core, candidates, size), size)
     if not added:
         return []
-    rows: dict[str, object] = {}
+    rows = pool.rows
     total = 1.0 + weight * q.w_bm25
     ranking = memory_bm25(core, replace(q, keywords=" ".join([*q.keywords.split(), *added])), filters, n, rows)
     for (cid, raw), s in zip(ranking, minmax([s for _, s in ranking]), strict=True):
