@@ -68,6 +68,10 @@ class RecallSettings:
     # Boost of memories dated in the span a query names ("in May 2023") (when.py); 0 = off. Off by default: 0.3 was
     # chosen in only 4 of 12 leave-one-out folds on LoCoMo (whose questions read dates against the talk, not now).
     time_boost: float = 0.0
+    # Fusion weights moved toward the retriever sure of this query (fusion.adapt_weights); 0 = fixed weights.
+    fusion_adapt: float = 0.0
+    # Maximal marginal relevance over the head (rerank.diversify); 0 = off.
+    diversity: float = 0.0
     floor: float = 0.2  # vector-only candidates need cosine above this (MIRA ρ > 0.6) (rerank.py)
     rerank_weight: float = 0.1  # weight of retention/importance in the final score; 0 = off (rerank.py)
     duplicate_cosine: float = 0.92  # hits this similar to a better one are collapsed (rerank.py)

@@ -39,9 +39,7 @@ def adjacent(core: Core, ids: list[str], gap: float = 0.0,
              rows: dict[str, dict[str, Any] | None] | None = None) -> dict[str, list[str]]:
     """Memory id → ids of the turns just before and after it: of the same session, or, for a
     memory without a session when ``gap`` > 0, the session-less memories saved just before and
-    after it at most ``gap`` seconds apart. ``rows``: light rows already read (the pool's); the
-    rows read around the memories are added to it, so the neighbours that join the pool need no
-    second read."""
+    after it at most ``gap`` seconds apart. ``rows``: light rows already read (the pool's)."""
     if not ids:
         return {}
     known = core.store.light_rows(ids, rows)
@@ -58,13 +56,10 @@ def adjacent(core: Core, ids: list[str], gap: float = 0.0,
             merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
         else:
             merged.append((lo, hi))
-    around = core.store.rows_between(merged)  # one read for every window
-    if rows is not None:
-        rows.update((r["id"], r) for r in around)
     by_session: dict[str, dict[str, tuple[float, int]]] = {}
-    for r in around:
-        if r["session_id"] or gap > 0:
-            by_session.setdefault(r["session_id"] or "", {})[r["id"]] = (float(r["created_at"]), int(r["seq"]))
+    for t in core.store.turns_within(merged):  # one read for every window
+        if t[2] or gap > 0:
+            by_session.setdefault(t[2] or "", {})[t[1]] = (float(t[3]), int(t[0]))
     orders: dict[str, tuple[list[str], dict[str, int]]] = {}  # per session: ids in save order, id → position
     for key, turns in by_session.items():
         order = sorted(turns, key=lambda i: turns[i])
@@ -87,11 +82,11 @@ def adjacent(core: Core, ids: list[str], gap: float = 0.0,
 
 
 def spread(core: Core, pool: Pool, filters: Filters, weight: float, sources: int | None = None,
-           gap: float = 0.0) -> None:
+           gap: float = 0.0, reach: float = 0.0) -> None:
     """Apply the formula of the module docstring to the pool (in place), lending from the
     ``sources`` most relevant candidates (all if None). Neighbours that were not candidates
-    join the pool (when they pass the filters) with only the shared relevance;
-    ``context_from`` remembers which candidate lent it."""
+    join the pool (when they pass the filters) with only the shared relevance, if that is at
+    least ``reach``; ``context_from`` remembers which candidate lent it."""
     if weight <= 0:
         return
     stm = [c for c in pool.candidates.values() if c.tier == "stm" and (c.session_id or gap > 0)]
@@ -105,8 +100,12 @@ def spread(core: Core, pool: Pool, filters: Filters, weight: float, sources: int
         for other in near.get(c.id, ()):
             if other not in lent or lent[other][0] < c.fused:
                 lent[other] = (c.fused, c.id)
-    for i in [i for i in lent if i not in pool.candidates]:
-        r = pool.rows.get(i)
+    # A turn that was no candidate gets only its share: below ``reach`` it cannot enter the head
+    # (pipeline), so its row is not even read.
+    new_ids = [i for i in lent if i not in pool.candidates and weight * lent[i][0] >= reach]
+    rows = core.store.light_rows(new_ids, pool.rows) if new_ids else {}
+    for i in new_ids:
+        r = rows.get(i)
         if r is not None and filters.matches_row(r) and not is_folded(r):
             pool.candidates[i] = from_row(i, r)
     for i, (share, source) in lent.items():

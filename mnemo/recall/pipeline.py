@@ -26,10 +26,10 @@ from ..models import Hit, Status
 from .candidates import Candidate, gather, load_memories, rank_key
 from .expand import expand
 from .feedback import feed_back
-from .fusion import fuse
+from .fusion import adapt_weights, fuse
 from .neighbours import spread
 from .query import Query, parse_query
-from .rerank import apply_floor, collapse, rerank, vectors_of
+from .rerank import apply_floor, collapse, diversify, passes_floor, rerank, vectors_of
 from .when import boost_time
 
 if TYPE_CHECKING:
@@ -65,13 +65,14 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     # two cores the keyword searches cost no extra wall time.
     pending = core.background.submit(core.embedder.embed_query, q.semantic)
     pool = gather(core, q, f, pending.result, n)
-    for cid, value in fuse(pool.rankings(q.w_bm25, q.w_vector), k=s.rrf_k, rank_mix=s.rank_mix).items():
+    rankings = adapt_weights(pool.rankings(q.w_bm25, q.w_vector), s.fusion_adapt)
+    for cid, value in fuse(rankings, k=s.rrf_k, rank_mix=s.rank_mix).items():
         c = pool.candidates.get(cid)
         if c is not None:
             c.fused = value
     feed_back(core, pool, q, f, n, s.feedback_weight)
     size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
-    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap)
+    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap, reach=_reach(pool, size, q, s))
     if q.span is not None:
         boost_time(pool.candidates.values(), q.span, s.time_boost)
     cands = apply_floor(pool.candidates, s.floor)
@@ -89,7 +90,7 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     ordered = sorted(cands, key=lambda c: rank_key(c, c.score))
     head = ordered[:size]
     vectors = vectors_of(core, head)
-    kept = collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note)
+    kept = diversify(collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note), vectors, s.diversity)
     primary = kept[:k]
 
     taken = {c.id for c in kept} | {c.memory.id for c in kept if c.memory is not None}
@@ -101,6 +102,18 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
         primary = merged[:k]
     results = blend_reviews(core, primary, kept[k:], k, ret, now)
     return Searched(q, f, results, vectors)
+
+
+def _reach(pool: Any, size: int, q: Query, s: Any) -> float:
+    """The least relevance a turn that is no candidate yet must borrow to have any chance of the
+    head: the head's last score is at least (1 − w) × the size-th relevance among candidates that
+    pass the floor now (lending only raises relevance; the time boost lowers it by at most
+    1 + β), so below that a neighbour is not worth reading."""
+    direct = sorted((c.fused for c in pool.candidates.values() if passes_floor(c, s.floor)), reverse=True)
+    if len(direct) < size:
+        return 0.0
+    boost = 1.0 + max(0.0, s.time_boost) if q.span is not None else 1.0
+    return (1.0 - min(1.0, max(0.0, s.rerank_weight))) * direct[size - 1] / boost
 
 
 def blend_reviews(core: Core, primary: list[Candidate], rest: list[Candidate], k: int,
