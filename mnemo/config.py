@@ -59,6 +59,9 @@ class RecallSettings:
     rank_mix: float = 0.0  # fusion: 0 = min-max normalised scores, 1 = weighted RRF (fusion.py)
     # Share of an adjacent conversation turn's relevance (neighbours.py); leave-one-out folds chose 0.25 in 7 of 12, 0.5 in 5.
     neighbour_weight: float = 0.25
+    # Share a turn that asks a question lends to the turn after it, its likely answer, if above the
+    # neighbour weight (neighbours.py); 0 = no more than any neighbour.
+    answer_weight: float = 0.0
     # Memories without a session: adjacent saves this close (s) are neighbours (0 = off). Not tuned (LoCoMo turns of
     # a session share one date); held out, it lifts the session-less turn path from 0.659 to 0.699 (= with sessions).
     neighbour_gap: float = 1800.0

@@ -282,7 +282,7 @@ def test_turns_saved_without_a_session_are_read_with_the_turns_said_just_before_
 
         ids = {h.content: h.id for h in m.list(limit=10)}
         near = adjacent(m.core, [ids[turns[3]]], gap=1800.0)[ids[turns[3]]]
-        assert near == [ids[turns[2]]]  # the next save is three hours later: not a neighbour
+        assert near == (ids[turns[2]], None)  # the next save is three hours later: not a neighbour
 
 
 # -- ties ------------------------------------------------------------------------------------------------

@@ -72,7 +72,8 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
             c.fused = value
     feed_back(core, pool, q, f, n, s.feedback_weight)
     size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
-    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap, reach=_reach(pool, size, q, s))
+    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap, reach=_reach(pool, size, q, s),
+           answer_weight=s.answer_weight)
     if q.span is not None:
         boost_time(pool.candidates.values(), q.span, s.time_boost)
     cands = apply_floor(pool.candidates, s.floor)

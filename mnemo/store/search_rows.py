@@ -44,13 +44,14 @@ class SearchRows(Rows):
         return out
 
     def turns_within(self, spans: Sequence[tuple[int, int]]) -> list[sqlite3.Row]:
-        """(rowid, id, session_id, created_at) of the memories saved at rowids within any of these
-        inclusive spans: the turns around some candidates, in one query (a few for many spans)."""
+        """(rowid, id, session_id, created_at, asks) of the memories saved at rowids within any of
+        these inclusive spans: the turns around some candidates, in one query (a few for many
+        spans). ``asks``: 1 if the text holds a question mark."""
         out: list[sqlite3.Row] = []
         for i in range(0, len(spans), 400):  # SQLite caps the parameters of one statement
             part = spans[i : i + 400]
             where = " OR ".join(["rowid BETWEEN ? AND ?"] * len(part))
-            out += self.query(f"SELECT rowid, id, session_id, created_at FROM memories WHERE {where}",
+            out += self.query(f"SELECT rowid, id, session_id, created_at, instr(content, '?') > 0 FROM memories WHERE {where}",
                               [x for span in part for x in span])
         return out
 
