@@ -276,6 +276,26 @@ def test_eval_leave_one_out_chooses_on_the_other_conversations() -> None:
     assert ev.choose({"c": {"a": rows(0.5), "b": rows(0.5)}}, ["a", "b"], ["c"], "recall@10") == "a"
 
 
+def test_eval_one_setting_for_every_path_is_chosen_on_all_paths_of_the_other_conversations() -> None:
+    ev = _eval_module()
+
+    def rows(*values: float) -> list[tuple[int, dict[str, float]]]:
+        return [(4, {"recall@10": v}) for v in values]
+
+    # On c2 and c3, "a" wins path p by a little and loses path q by a lot: "b" is chosen for c1,
+    # though "a" is better on c1 itself and on path p alone.
+    per_store = {
+        "p": {"c1": {"a": rows(1.0), "b": rows(0.0)}, "c2": {"a": rows(0.6), "b": rows(0.5)},
+              "c3": {"a": rows(0.6), "b": rows(0.5)}},
+        "q": {"c1": {"a": rows(1.0), "b": rows(0.0)}, "c2": {"a": rows(0.0), "b": rows(1.0)},
+              "c3": {"a": rows(0.0), "b": rows(1.0)}},
+    }
+    fold = ev.joint_loo(per_store, ["a", "b"], "recall@10")
+    assert fold["chosen"]["c1"] == "b"
+    assert fold["held_out"]["p"]["c1"] == rows(0.0) and fold["held_out"]["q"]["c1"] == rows(0.0)
+    assert ev.loo(per_store["p"], ["a", "b"], "recall@10")["chosen"]["c1"] == "a"
+
+
 def test_eval_baselines_break_ties_by_time_and_save_order_not_by_id(tmp_path) -> None:
     """The same line said in four sessions ties in BM25, cosine and RRF; each baseline ranks the
     newest copy first (as mnemo does), so two runs give the same figures whatever the ids."""
