@@ -86,11 +86,15 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
         # (On a 10k store a third of the 2 × size are left unloaded.)
         bound = (1.0 - min(1.0, max(0.0, s.rerank_weight))) * cands[size - 1].fused
         cands = [c for c in cands if c.fused >= bound]
+    # The stored vectors (for collapsing near-duplicates) are read from Chroma on the worker
+    # thread while SQLite loads and re-ranks the same candidates here: the head is among them.
+    reading = core.background.submit(vectors_of, core, cands)
     cands = load_memories(core, cands, f)
     ret = rerank(core, cands, s.rerank_weight, now)
     ordered = sorted(cands, key=lambda c: rank_key(c, c.score))
     head = ordered[:size]
-    vectors = vectors_of(core, head)
+    read = reading.result()
+    vectors = {c.id: read[c.id] for c in head if c.id in read}
     kept = diversify(collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note), vectors, s.diversity)
     primary = kept[:k]
 
