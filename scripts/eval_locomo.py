@@ -83,12 +83,12 @@ ABLATIONS = {
     "- review blending": {"recall.review_ratio": 0.0},
 }
 # What --folds loo chooses among unless --grid is given: the knobs whose best value could
-# plausibly differ between conversations (fusion weights, keyword feedback, the time boost);
-# the first value of each is mnemo's default.
+# plausibly differ between conversations (the fusion weights of the intent, result diversity, the
+# share a question lends its answer); the first value of each is mnemo's default.
 DEFAULT_GRID = {
     "recall.intent": ["recall", "general"],
-    "recall.feedback_weight": [0.5, 0.0],
-    "recall.time_boost": [0.0, 0.3],
+    "recall.diversity": [0.3, 0.0],
+    "recall.answer_weight": [0.5, 0.0],
 }
 
 

@@ -322,30 +322,7 @@ def test_eval_baselines_break_ties_by_time_and_save_order_not_by_id(tmp_path) ->
     assert got[0] == got[1] == {"bm25": [1.0], "dense": [1.0], "rrf": [1.0]}
 
 
-# -- confidence-weighted fusion and diversity ------------------------------------------------------
-def test_confidence_is_how_far_the_best_stands_out() -> None:
-    from mnemo.recall.fusion import confidence
-
-    assert confidence([5.0, 1.0, 1.0, 1.0]) == pytest.approx((5 - 2) / math.sqrt(3))
-    assert confidence([3.0, 2.9, 2.8, 2.7]) < confidence([9.0, 2.9, 2.8, 2.7])
-    assert confidence([1.0, 1.0, 1.0]) == 0.0 and confidence([4.0, 1.0]) == 0.0
-
-
-def test_adapt_weights_moves_weight_to_the_sure_ranking_and_keeps_the_sum() -> None:
-    from mnemo.recall.fusion import adapt_weights, confidence
-
-    peaked = [("a", 9.0), ("b", 1.0), ("c", 1.0), ("d", 1.0)]
-    flat = [("x", 0.50), ("y", 0.49), ("z", 0.48), ("w", 0.40)]
-    (r1, w1), (r2, w2), (r3, w3) = adapt_weights([(peaked, 0.5), ([], 0.2), (flat, 0.5)], 1.0)
-    assert (r1, r2, r3) == (peaked, [], flat)
-    assert w1 + w3 == pytest.approx(1.0) and w2 == 0.2  # an empty ranking is left alone
-    assert w1 / w3 == pytest.approx(confidence([s for _, s in peaked]) / confidence([s for _, s in flat]))
-    assert w1 > 0.5 > w3
-    # α = 0, or a single ranking that can be judged: the weights stay.
-    assert adapt_weights([(peaked, 0.6), (flat, 0.4)], 0.0) == [(peaked, 0.6), (flat, 0.4)]
-    assert adapt_weights([(peaked, 0.6), ([("q", 1.0)], 0.4)], 1.0) == [(peaked, 0.6), ([("q", 1.0)], 0.4)]
-
-
+# -- diversity ---------------------------------------------------------------------------------------
 def test_diversify_prefers_a_different_result_over_a_near_copy() -> None:
     from mnemo.recall.candidates import Candidate
     from mnemo.recall.rerank import diversify
@@ -359,8 +336,11 @@ def test_diversify_prefers_a_different_result_over_a_near_copy() -> None:
     near = (e[0] + 0.2 * e[1]) / np.linalg.norm(e[0] + 0.2 * e[1])
     vectors = {"a": e[0], "a2": near, "b": e[2], "c": e[3]}
     ordered = [cand("a", 1.0), cand("a2", 0.9), cand("b", 0.8), cand("c", 0.1)]
-    assert [c.id for c in diversify(ordered, vectors, 0.0)] == ["a", "a2", "b", "c"]
-    out = diversify([cand("a", 1.0), cand("a2", 0.9), cand("b", 0.8), cand("c", 0.1)], vectors, 0.5)
+    assert [c.id for c in diversify(ordered, vectors, 0.0, 4)] == ["a", "a2", "b", "c"]
+    out = diversify([cand("a", 1.0), cand("a2", 0.9), cand("b", 0.8), cand("c", 0.1)], vectors, 0.5, 4)
     assert [c.id for c in out] == ["a", "b", "a2", "c"]
     assert out[2].score == pytest.approx(0.9 * (1 - 0.5 * float(near @ e[0])))
     assert all(x.score >= y.score for x, y in zip(out, out[1:], strict=False))  # scores keep the new order
+    # Only k are chosen: the rest keep their order and their scores.
+    out = diversify([cand("a", 1.0), cand("a2", 0.9), cand("b", 0.8), cand("c", 0.1)], vectors, 0.5, 2)
+    assert [(c.id, c.score) for c in out] == [("a", 1.0), ("b", 0.8), ("a2", 0.9), ("c", 0.1)]

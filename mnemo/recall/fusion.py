@@ -19,7 +19,6 @@ score lies in [0, Σ w_i] = [0, 1] when each ranking is used once.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 # BM25 / vector weights per intent (MIRA seed's hybrid search table).
@@ -71,35 +70,3 @@ def fuse(
             out[doc] = out.get(doc, 0.0) + weight * part
     return out
 
-
-def confidence(scores: Sequence[float]) -> float:
-    """How far a ranking's best score stands out from the rest of its list: ``(max − mean) / std``
-    (0 for a list of fewer than three or of equal scores). A keyword search whose rare word
-    matches one memory has a best score many deviations above the rest; a search that matched
-    only common words, or a vector search where everything is a little alike, has not."""
-    if len(scores) < 3:
-        return 0.0
-    mean = sum(scores) / len(scores)
-    var = sum((x - mean) ** 2 for x in scores) / len(scores)
-    if var <= 1e-24:
-        return 0.0
-    return (max(scores) - mean) / math.sqrt(var)
-
-
-def adapt_weights(rankings: Sequence[tuple[Sequence[tuple[str, float]], float]], alpha: float
-                  ) -> list[tuple[Sequence[tuple[str, float]], float]]:
-    """The rankings with their weights moved toward the ones that are sure of this query:
-    ``w_i' ∝ w_i · confidence_i^α``, rescaled so the weights of the non-empty rankings keep their
-    sum (relevance stays in [0, 1]). α = 0 (or fewer than two rankings that can be judged)
-    leaves the weights as they are."""
-    if alpha <= 0:
-        return list(rankings)
-    conf = [confidence([x for _, x in r]) if r else 0.0 for r, _ in rankings]
-    judged = [i for i, (r, _) in enumerate(rankings) if r and conf[i] > 0]
-    if len(judged) < 2:
-        return list(rankings)
-    raw = {i: rankings[i][1] * conf[i] ** alpha for i in judged}
-    total, new_total = sum(rankings[i][1] for i in judged), sum(raw.values())
-    if new_total <= 0:
-        return list(rankings)
-    return [(r, raw[i] * total / new_total if i in raw else w) for i, (r, w) in enumerate(rankings)]

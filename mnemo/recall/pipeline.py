@@ -26,7 +26,7 @@ from ..models import Hit, Status
 from .candidates import Candidate, gather, load_memories, rank_key
 from .expand import expand
 from .feedback import feed_back
-from .fusion import adapt_weights, fuse
+from .fusion import fuse
 from .neighbours import spread
 from .query import Query, parse_query
 from .rerank import apply_floor, collapse, diversify, passes_floor, rerank, vectors_of
@@ -65,8 +65,7 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     # two cores the keyword searches cost no extra wall time.
     pending = core.background.submit(core.embedder.embed_query, q.semantic)
     pool = gather(core, q, f, pending.result, n)
-    rankings = adapt_weights(pool.rankings(q.w_bm25, q.w_vector), s.fusion_adapt)
-    for cid, value in fuse(rankings, k=s.rrf_k, rank_mix=s.rank_mix).items():
+    for cid, value in fuse(pool.rankings(q.w_bm25, q.w_vector), k=s.rrf_k, rank_mix=s.rank_mix).items():
         c = pool.candidates.get(cid)
         if c is not None:
             c.fused = value
@@ -95,7 +94,7 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     head = ordered[:size]
     read = reading.result()
     vectors = {c.id: read[c.id] for c in head if c.id in read}
-    kept = diversify(collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note), vectors, s.diversity)
+    kept = diversify(collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note), vectors, s.diversity, k)
     primary = kept[:k]
 
     taken = {c.id for c in kept} | {c.memory.id for c in kept if c.memory is not None}

@@ -131,14 +131,16 @@ def collapse(
     return kept
 
 
-def diversify(ordered: Sequence[Candidate], vectors: dict[str, Any], weight: float) -> list[Candidate]:
+def diversify(ordered: Sequence[Candidate], vectors: dict[str, Any], weight: float, k: int) -> list[Candidate]:
     """Maximal marginal relevance (Carbonell & Goldstein 1998), greedily from the best: the next
     result is the one with the highest ``score · (1 − λ · max(0, cos to a result already
     chosen))``, λ = ``recall.diversity``. A question whose answer is spread over several talks
     ("what has Caroline done to help others?") is better served by one turn of each than by
     five turns of one; a candidate without a stored vector is never penalised. λ = 0 keeps the
-    order. Each score becomes its value when chosen (non-increasing down the list: a value only
-    falls as results are chosen), so later steps that sort by score keep this order."""
+    order. Only the ``k`` results are chosen so; the rest follow in their order, scores untouched
+    (review candidates are judged on their relevance). Each chosen score becomes its value when
+    chosen (non-increasing down the k: a value only falls as results are chosen), so later steps
+    that sort the results by score keep this order."""
     if weight <= 0 or len(ordered) < 3:
         return list(ordered)
     n = len(ordered)
@@ -155,11 +157,11 @@ def diversify(ordered: Sequence[Candidate], vectors: dict[str, Any], weight: flo
     nearest = np.zeros(n)  # max(0, cos) to the results chosen so far
     left = list(range(n))
     out: list[Candidate] = []
-    while left:
+    while left and len(out) < k:
         # The first of the best: candidates come in rank order, so ties keep it.
         j = max(left, key=lambda i: (scores[i] * (1.0 - weight * nearest[i]), -i))
         left.remove(j)
         ordered[j].score = float(scores[j] * (1.0 - weight * nearest[j]))
         out.append(ordered[j])
         nearest = np.maximum(nearest, sims[j])
-    return out
+    return out + [ordered[i] for i in left]
