@@ -5,10 +5,14 @@ before it, and a question is answered by the turn after it. Neither turn alone s
 meaning with a later query about the event; the pair does. So after fusion each memory that
 has a ``session_id`` also receives a share of its neighbours' relevance:
 
-    fused'(d) = fused(d) + γ · max(fused(p), fused(n))      p, n: the turns just before / after d
+    fused'(d) = fused(d) + max(γ · fused(n), γ_p · fused(p))     p, n: the turns just before / after d
+    γ_p = max(γ, γ_a) if p asks a question (its text holds a "?"), else γ
 
 γ = ``recall.neighbour_weight`` (0.25: a neighbour's evidence counts a quarter of one's own;
-0 switches it off). Neighbours are the adjacent memories of the same session in save order
+0 switches the step off). γ_a = ``recall.answer_weight`` (0.5): a question and its answer are
+an adjacency pair; the question holds the words a later query repeats ("What got you into
+running?"), the answer the fact ("Started after my dad passed"), so the turn after a question
+borrows more of it than other neighbours do. Neighbours are the adjacent memories of the same session in save order
 (``created_at``, then insertion order), looked up in a small window of rows around each
 candidate, so the lookup stays a few primary-key range reads however big the store is.
 

@@ -7,7 +7,9 @@
    best few hits, fused in as one more ranking; ``neighbours``: conversation turns borrow from
    adjacent turns; ``when``: memories dated in the span a query names ("in May 2023") boosted.
 3. ``rerank``: relevance floor, retention/importance re-ranking, near-duplicates collapsed, at
-   most ``recall.max_chunks_per_note`` chunks per note.
+   most ``recall.max_chunks_per_note`` chunks per note, the k results chosen by maximal marginal
+   relevance (``recall.diversity``). Equal scores are ordered by ``candidates.rank_key`` (the
+   newer memory, then the later save), never by the random ids.
 4. ``expand``: typed links from the top hits, depth-limited and damped.
 5. Review candidates (memories in the danger zone that are relevant) blended in, about 30 %.
 6. ``budget``: with a token budget, the CBA packs and renders what is returned.

@@ -1,5 +1,6 @@
 """Step 3 of recall: the relevance floor, re-ranking by retention and importance, one copy of
-near-duplicates, and at most a few chunks per note.
+near-duplicates, at most a few chunks per note, and results that do not repeat each other
+(``diversify``).
 
 Re-ranking (a documented weight that can be switched off)::
 
