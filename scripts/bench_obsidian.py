@@ -2,6 +2,7 @@
 
     nice .venv/bin/python scripts/bench_obsidian.py [--n 10000] [--notes 5000] [--queries 200] [--json]
     .venv/bin/python scripts/bench_obsidian.py --reuse DIR   # a run kept with --keep (here or by bench_scale)
+    .venv/bin/python scripts/bench_obsidian.py --data DIR    # build into DIR once and keep it; reuse it after
 
 Builds the data the way scripts/bench_scale.py does (its vault writer, memory texts and build
 step: the vault indexed and the memories imported through the API, the real model, jobs and the
@@ -17,6 +18,7 @@ import json
 import os
 import random
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,9 +39,24 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the throwaway home and vault")
     ap.add_argument("--reuse", type=Path, metavar="DIR", help="a kept run's folder: time the requests only")
+    ap.add_argument("--data", type=Path, metavar="DIR",
+                    help="build the data into DIR and keep it, or reuse it when DIR already holds a kept run")
     args = ap.parse_args()
+    if args.data is not None:
+        if (args.data / "home" / "mnemo.db").is_file():
+            args.reuse = args.data
+        else:
+            args.data.mkdir(parents=True, exist_ok=True)
+            tempfile.tempdir = str(args.data)  # prepare's fresh folder goes inside DIR
+            args.keep = True
 
     tmp, env = prepare(args, "mnemo-bench-obsidian-")
+    if args.data is not None and args.reuse is None:
+        # the run's folder is DIR itself, so that --data DIR finds it next time
+        for sub in ("vault",):
+            (tmp / sub).rename(args.data / sub)
+        tmp.rmdir()
+        tmp = args.data
     reuse = args.reuse is not None
     home, vault = tmp / "home", tmp / "vault"
     out: dict[str, object] = {"memories": args.n, "notes": args.notes, "model": args.model, "cores": os.cpu_count()}

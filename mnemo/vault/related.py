@@ -13,11 +13,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import InvalidInput
 from ..models import Hit
 from .names import resolve_in_vault
 from .parse import parse_note, strip_comments
 from .read import MAX_READ_BYTES, resolve_note
+from .search import COLLECTION
+from .writer import bytes_hash
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -37,6 +41,25 @@ class NoteQuery:
     path: str | None
     mnemo_id: str | None
     query: str
+    vector: np.ndarray | None = None  # the note's stored vector, when the index holds the note as it is
+
+
+def stored_vector(core: Core, rel: str, data: bytes) -> np.ndarray | None:
+    """The mean of the note's chunk vectors, when the index holds this note with exactly these
+    bytes and vectors of the current model: then the pane's request embeds nothing. None when
+    the note is not indexed, was edited since, or its vectors are missing."""
+    row = core.store.note_at(rel)
+    if row is None or row.content_hash != bytes_hash(data):
+        return None
+    if core.store.kv_get("vault.model_hash") != core.embedder.model_hash:
+        return None  # another model's vectors, until the vault is indexed again
+    ids = core.store.note_chunk_ids(row.uid)
+    found = core.index.get_vectors(COLLECTION, ids) if ids else {}
+    if not ids or len(found) != len(ids):
+        return None
+    mean = np.mean(np.stack([found[i] for i in ids]), axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm > 0 else None
 
 
 def _plain(text: str) -> str:
@@ -53,6 +76,9 @@ def note_query(core: Core, path: str | None = None, text: str | None = None, con
     """The query for a note: the selection ``text`` when given; else the title, headings and
     first lines of ``content`` (the note as the editor holds it) or of the note on disk."""
     rel: str | None = None
+    data: bytes | None = None  # the note's bytes, as the editor or the disk holds them
+    if content is not None and not isinstance(content, str):
+        raise InvalidInput("content must be the note's text")
     if path:
         from .indexer import require_vault
 
@@ -64,8 +90,8 @@ def note_query(core: Core, path: str | None = None, text: str | None = None, con
             if len(data) > MAX_READ_BYTES:
                 raise InvalidInput(f"{rel} is {len(data)} bytes; too large to read as a note")
             content = data.decode("utf-8", errors="replace")
-    if content is not None and not isinstance(content, str):
-        raise InvalidInput("content must be the note's text")
+        elif content is not None and text is None:
+            data = content.encode("utf-8")
     note = parse_note(rel or "Untitled.md", content or "")
     if text is not None:
         if not isinstance(text, str) or not text.strip():
@@ -77,7 +103,8 @@ def note_query(core: Core, path: str | None = None, text: str | None = None, con
     query = _cap(" ".join(p for p in (note.title, _plain(heads), _plain(note.body)) if p))
     if not query:
         raise InvalidInput(f"{rel or 'the note'} has no words to search for")
-    return NoteQuery(rel, note.mnemo_id, query)
+    vector = stored_vector(core, rel, data) if rel is not None and data is not None else None
+    return NoteQuery(rel, note.mnemo_id, query, vector)
 
 
 def is_own(hit: Hit, nq: NoteQuery) -> bool:
@@ -101,5 +128,5 @@ def related(core: Core, path: str | None = None, text: str | None = None, conten
     extra = core.settings.recall.max_chunks_per_note + 1 if (nq.path or nq.mnemo_id) else 0
     from ..recall.pipeline import recall
 
-    hits = recall(core, nq.query, k=k + extra, touch=False, tier=tier, **filters)
+    hits = recall(core, nq.query, k=k + extra, touch=False, tier=tier, query_vector=nq.vector, **filters)
     return {"path": nq.path, "query": nq.query, "hits": [h for h in hits if not is_own(h, nq)][:k]}
