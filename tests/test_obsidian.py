@@ -153,14 +153,14 @@ def test_related_reuses_the_notes_stored_vectors_while_it_is_unchanged(vengine: 
     real = core.embedder.embed_query
     monkeypatch.setattr(core.embedder, "embed_query", lambda q: embedded.append(q) or real(q))
 
-    # Indexed and unchanged (on disk, or the editor's text equal to it): its chunks' mean, no embedding.
+    # Indexed and unchanged (on disk, or the editor's text equal to it): its first chunk's vector, no embedding.
     row = core.store.note_at("Orders database.md")
     assert row is not None
-    stored = core.index.get_vectors(COLLECTION, core.store.note_chunk_ids(row.uid))
-    assert len(stored) == 2
-    mean = np.mean(list(stored.values()), axis=0)
+    ids = sorted(core.store.note_chunk_ids(row.uid))
+    stored = core.index.get_vectors(COLLECTION, ids)
+    assert len(stored) == 2 and not np.allclose(stored[ids[0]], stored[ids[1]])
     for nq in (note_query(core, "Orders database.md"), note_query(core, "Orders database.md", content=text)):
-        assert nq.vector is not None and np.allclose(nq.vector, mean / np.linalg.norm(mean), atol=1e-6)
+        assert nq.vector is not None and np.allclose(nq.vector, stored[f"{row.uid}:0"], atol=1e-6)
     r = vengine.related("Orders database.md", content=text)
     assert embedded == [] and r["hits"] and all(h.path != "Orders database.md" for h in r["hits"])
     # Unsaved edits, a selection, a note the index does not hold: the query is embedded.
