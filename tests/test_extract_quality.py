@@ -108,6 +108,17 @@ PHRASINGS = {
                    ("Zoe", "That's why I asked my manager to work from home three days a week.")],
     "in light of": [("Vlad", "There's a rail strike in France next week."),
                     ("Vlad", "In light of the strike, we'll fly to Marseille instead of taking the train.")],
+    # The consequence cue said last, or pointing back in other words.
+    "as a result (said last)": [("Omar", "The bakery next to our office closed in May."), ("Lena", "Oh no."),
+                                ("Omar", "We order lunch from the canteen as a result.")],
+    "in response": [("Rae", "We had three production bugs last month from passing None into the pricing code."),
+                    ("Rae", "We're turning on strict type checks for the pricing package in response.")],
+    "led us to": [("Emil", "The load test showed the API falls over at 2,000 requests per second."),
+                  ("Emil", "That led us to add two more API nodes before the sale.")],
+    "so it doesn't happen again": [("Bruno", "My sourdough starter died while we were on holiday."), ("Carla", "RIP."),
+                                   ("Bruno", "Now I keep the new starter in the fridge when we travel, so it doesn't happen again.")],
+    "which avoids": [("Nico", "The migration on the orders table locked the table for 12 minutes."),
+                     ("Nico", "From now on we'll run big migrations with gh-ost, which avoids the table locks.")],
 }
 
 
@@ -129,7 +140,28 @@ NEAR_MISSES = {
                                       ("Walt", "Because of the storm warning, we are closing the office early on Friday.")],
     "after as time": [("Theo", "My dad always cheers for Arsenal."),
                       ("Theo", "After dinner we watched the football with my dad.")],
+    "a definite reason said for the first time": [("Uma", "The ward coffee machine broke on Monday."),
+                                                   ("Uma", "Because of the new budget, we hired two more nurses for the ward.")],
 }
+
+
+def test_a_cause_said_after_the_problem_is_linked_as_its_cause(real_engine) -> None:
+    turns = [("Rob", "Checkout latency on the payments database jumped to 2 seconds."),
+             ("Rob", "A missing index on the payments table caused the slow checkout.")]
+    _, kept = _ingest(real_engine, turns, session="explains")
+    assert [m["type"] for m in kept] == ["debug_log", "debug_log"]
+    assert _causal_pairs(real_engine, kept) == {(1, 0)}
+
+
+def test_the_cause_meant_is_the_one_sharing_more_of_the_reason(real_engine) -> None:
+    # Both earlier statements share "laptop" with "because of the dead laptop"; the one that
+    # also shares "deadline" with the decision is its cause.
+    turns = [("Hugo", "My laptop died two days before the essay deadline."),
+             ("Hugo", "The library lends laptops to students for a week."),
+             ("Hugo", "Because of the dead laptop, I asked for a deadline extension.")]
+    _, kept = _ingest(real_engine, turns, session="laptop")
+    assert len(kept) == 3
+    assert _causal_pairs(real_engine, kept) == {(0, 2)}
 
 
 @pytest.mark.parametrize("case", sorted(NEAR_MISSES))
