@@ -1,7 +1,8 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
-- The held-out test split of the hand-labelled conversations (tests/labelled/test.txt, never
-  used to develop a rule): types, chatter, causal precision and recall at the goal's levels.
+- The held-out test splits of the hand-labelled conversations (tests/labelled/test.txt and
+  test2.txt, never used to develop a rule): types, chatter, causal precision and recall, at
+  the goal's levels where the split reaches them, else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
 """
 
@@ -42,14 +43,29 @@ def test_held_out_split_meets_the_goals(real_engine) -> None:
     score, _ = evaluate(real_engine, load("test"))
     s = score.summary()
     assert score.gold_links >= 20 and score.near_misses >= 15
-    # Measured with the shipped threshold: types 0.821, causal precision 0.824 (14 of 17),
-    # recall 0.609, chatter kept 0.095 (the goals are 0.85 and 0.9; the README reports the
-    # gap). Asserted just under the measured level so a regression fails.
-    assert s["type_accuracy"] >= 0.8, s
-    assert s["link_precision"] >= 0.8, s
-    assert s["link_recall"] >= 0.58, s
+    # Measured once after the types16 rules (scripts/eval_labelled.py --split test): types
+    # 0.859 (goal 0.85, met), causal precision 0.833 (15 of 18; the goal 0.9 is not met on
+    # this split, so the level reached is asserted), recall 0.652, chatter kept 0.095.
+    assert s["type_accuracy"] >= 0.85, s
+    assert s["link_precision"] >= 0.83, s
+    assert s["link_recall"] >= 0.65, s
     assert s["near_misses_linked"] == 0.0, s
     assert s["statements_kept"] >= 0.95 and s["chatter_kept"] <= 0.12, s
+    assert s["named_share"] == 1.0, s
+
+
+def test_second_held_out_split_meets_the_goals(real_engine) -> None:
+    # tests/labelled/test2.txt: written and committed before the types16 rule changes, never
+    # read while tuning. Measured once: types 0.917, causal precision 0.938 (15 of 16),
+    # recall 0.417, statements kept 0.941, chatter kept 0.045.
+    score, _ = evaluate(real_engine, load("test2"))
+    s = score.summary()
+    assert score.gold_links >= 30 and score.near_misses >= 25
+    assert s["type_accuracy"] >= 0.85, s
+    assert s["link_precision"] >= 0.9, s
+    assert s["link_recall"] >= 0.41, s
+    assert s["near_misses_linked"] == 0.0, s
+    assert s["statements_kept"] >= 0.9 and s["chatter_kept"] <= 0.1, s
     assert s["named_share"] == 1.0, s
 
 
