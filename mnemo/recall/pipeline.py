@@ -55,8 +55,9 @@ def _check_k(k: Any) -> int:
 
 
 def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier: str = "all",
-           heal: bool = False, **filters: Any) -> Searched:
-    """Steps 1–5: the ranked results, without reinforcing anything."""
+           heal: bool = False, query_vector: Any = None, **filters: Any) -> Searched:
+    """Steps 1–5: the ranked results, without reinforcing anything. ``query_vector``: the dense
+    side's vector when the caller has one (a note's stored vectors), instead of embedding ``query``."""
     s = core.settings.recall
     k = _check_k(k)
     now = core.now()
@@ -65,8 +66,9 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     n = max(s.candidates, k * 3)
     # The query is embedded on a worker thread while FTS5 runs here: both leave the GIL, so on
     # two cores the keyword searches cost no extra wall time.
-    pending = core.background.submit(core.embedder.embed_query, q.semantic)
-    pool = gather(core, q, f, pending.result, n)
+    qvec = (core.background.submit(core.embedder.embed_query, q.semantic).result if query_vector is None
+            else lambda: query_vector)
+    pool = gather(core, q, f, qvec, n)
     for cid, value in fuse(pool.rankings(q.w_bm25, q.w_vector), k=s.rrf_k, rank_mix=s.rank_mix).items():
         c = pool.candidates.get(cid)
         if c is not None:
@@ -211,13 +213,14 @@ def recall(
     tier: str = "all",
     session_id: str | None = None,
     budget: int | None = None,
+    query_vector: Any = None,
     **filters: Any,
 ) -> list[Hit]:
     if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
         raise InvalidInput("session_id must be a non-empty string")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise InvalidInput("budget must be a whole number of tokens, at least 1")
-    found = search(core, query, k=k, intent=intent, tier=tier, heal=touch, **filters)
+    found = search(core, query, k=k, intent=intent, tier=tier, heal=touch, query_vector=query_vector, **filters)
     results = found.hits
     hits: list[Hit]
     if budget is not None:
