@@ -466,3 +466,44 @@ def test_bm25_of_an_expanded_query_is_the_sum_of_its_parts(engine: Mnemo) -> Non
             summed[i] = summed.get(i, 0.0) + s
     assert set(whole) == set(summed) and len(whole) == 7
     assert all(abs(whole[i] - summed[i]) < 1e-9 for i in whole)
+
+
+def test_bm25_names_memories_by_their_shared_rowid(engine: Mnemo) -> None:
+    """The keyword side reads FTS5 rowids, not its id column, and names each hit through the
+    memory's light row (the FTS row shares the memory's rowid, also after an edit rewrote it)."""
+    from dataclasses import replace
+
+    from mnemo.store.fts import fts_query
+
+    m = engine
+    ids = [m.save(f"note {i} about the garden shed").memory.id for i in range(3)]
+    edited = m.core.store.get_memory(ids[1])
+    assert edited is not None
+    m.core.store.update_memory(replace(edited, content="note about the heron by the pond"))
+    match = fts_query("heron shed")
+    assert match is not None
+    cache: dict = {}
+    ranked = m.core.store.memory_bm25(match, 10, cache)
+    assert {i for i, _ in ranked} == set(ids)
+    assert set(cache) == set(ids) and cache[ids[1]]["id"] == ids[1]
+    # Rows already read are taken from the cache, not read again.
+    again = m.core.store.light_rows_at([cache[i]["seq"] for i in ids], cache)
+    assert all(again[cache[i]["seq"]] is cache[i] for i in ids)
+    only = m.core.store.memory_bm25(fts_query("heron") or "", 10)
+    assert [i for i, _ in only] == [ids[1]]
+
+
+def test_gather_takes_the_vector_neighbours_it_is_given(engine: Mnemo) -> None:
+    """The pipeline asks the vector index on its worker thread while FTS5 runs; ``gather`` uses
+    that answer (here a made-up one) instead of asking again."""
+    from mnemo.recall.candidates import gather
+    from mnemo.recall.query import parse_query
+
+    m = engine
+    a = m.save("the kettle is descaled on Sundays").memory
+    b = m.save("quarterly taxes are due in April").memory
+    q = parse_query("kettle", None, "general")
+    vec = m.core.embedder.embed_query("kettle")
+    pool = gather(m.core, q, make_filters(), lambda: vec, 10, neighbours=lambda: [(b.id, 0.9), (a.id, 0.1)])
+    assert pool.vectors == [(b.id, 0.9), (a.id, 0.1)]
+    assert pool.candidates[b.id].sim == 0.9 and pool.candidates[a.id].bm25 is not None

@@ -79,8 +79,9 @@ def memory_bm25(core: Core, q: KeywordQuery, filters: Filters, n: int,
         return []
     # Most memories pass the default filter (archived ones are few): a little over n will do.
     fetch = n + max(10, n // 5) if filters.is_default else 2 * n
-    found = core.store.memory_bm25(match, fetch)
-    light = core.store.light_rows([i for i, _ in found], rows_cache)
+    cache: dict[str, Any] = {} if rows_cache is None else rows_cache
+    found = core.store.memory_bm25(match, fetch, cache)
+    light = core.store.light_rows([i for i, _ in found], cache)
     kept = [(i, s) for i, s in found if i in light and filters.matches_row(light[i])]
     if len(kept) >= n or len(found) < fetch:
         return kept[:n]

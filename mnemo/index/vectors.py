@@ -38,16 +38,36 @@ def where(f: Filters) -> dict[str, Any]:
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
+def unfiltered_fetch(filters: Filters, n: int) -> int | None:
+    """How many neighbours ``memory_vectors`` asks the index for without a filter (``None``:
+    the filter goes to Chroma)."""
+    if not filters.is_default:
+        return None
+    fetch = n * 4 if filters.tags else n
+    return fetch + max(10, fetch // 5)
+
+
+def memory_neighbours(core: Core, qvec: Any, filters: Filters, n: int) -> Ranking | None:
+    """The unfiltered index query of ``memory_vectors`` alone (no store read), so recall can run
+    it on its worker thread right after the query's embedding, while FTS5 works; ``None`` when
+    the filter must go to Chroma."""
+    fetch = unfiltered_fetch(filters, n)
+    return None if fetch is None else core.index.query(MEMORIES, qvec, fetch)
+
+
 def memory_vectors(core: Core, qvec: Any, filters: Filters, n: int,
-                   rows_cache: dict[str, Any] | None = None) -> Ranking:
+                   rows_cache: dict[str, Any] | None = None, found: Ranking | None = None) -> Ranking:
     """(memory id, cosine) best first. The default filter (live statuses; archived memories are
     few) is checked afterwards on light rows, over-fetching a little; other filters go to
     Chroma. Tag lists Chroma cannot test: with a tag filter more are fetched and checked later.
     Stored vectors are not asked for: returning 120 of them costs 3.5 ms of a 5 ms query (as
-    Python floats); the head's are read after re-ranking (``recall.rerank.vectors_of``)."""
+    Python floats); the head's are read after re-ranking (``recall.rerank.vectors_of``).
+    ``found``: ``memory_neighbours`` already run for the same query and filters."""
     fetch = n * 4 if filters.tags else n
     if filters.is_default:
-        found = core.index.query(MEMORIES, qvec, fetch + max(10, fetch // 5))
+        if found is None:
+            found = memory_neighbours(core, qvec, filters, n)
+        assert found is not None
         rows = core.store.light_rows([i for i, _ in found], rows_cache)
         kept = [(i, s) for i, s in found if i in rows and filters.matches_row(rows[i])]
         if len(kept) >= fetch or len(found) < fetch:

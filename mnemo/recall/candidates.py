@@ -113,9 +113,11 @@ def _chunk_hits(core: Core, ids: list[str]) -> dict[str, Hit]:
     return chunk_hits(core, ids)
 
 
-def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: int) -> Pool:
+def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: int,
+           neighbours: Callable[[], Ranking | None] | None = None) -> Pool:
     """``qvec`` gives the query's vector: it is asked for only after the keyword searches, so
-    the caller can embed the query while FTS5 works."""
+    the caller can embed the query while FTS5 works. ``neighbours``, when given, gives
+    ``index.vectors.memory_neighbours`` for that vector (the caller ran it alongside too)."""
     pool = Pool()
     seen_rows = pool.rows
     mem_bm: Ranking = []
@@ -127,7 +129,8 @@ def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: i
     chunk_kw = _chunk_keywords(core, q, n) if filters.wants_ltm else None
     vec = qvec()
     if filters.wants_stm:
-        mem_vec = memory_vectors(core, vec, filters, n, rows_cache=seen_rows)
+        mem_vec = memory_vectors(core, vec, filters, n, rows_cache=seen_rows,
+                                 found=neighbours() if neighbours is not None else None)
     if chunk_kw is not None:
         chunk_bm = chunk_kw
         chunk_vec = chunk_vectors(core, vec, n)

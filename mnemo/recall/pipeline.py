@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from ..index.filters import Filters, make_filters
+from ..index.vectors import memory_neighbours
 from ..models import Hit, Status
 from .candidates import Candidate, gather, load_memories, rank_key
 from .expand import expand
@@ -64,11 +65,15 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 else None)
     f = make_filters(tier, **filters)
     n = max(s.candidates, k * 3)
-    # The query is embedded on a worker thread while FTS5 runs here: both leave the GIL, so on
-    # two cores the keyword searches cost no extra wall time.
-    qvec = (core.background.submit(core.embedder.embed_query, q.semantic).result if query_vector is None
-            else lambda: query_vector)
-    pool = gather(core, q, f, qvec, n)
+    # The query is embedded and the vector index asked on a worker thread while FTS5 runs
+    # here: all three leave the GIL, so on two cores the keyword searches cost no extra wall time.
+
+    def dense() -> tuple[Any, Any]:
+        vec = core.embedder.embed_query(q.semantic) if query_vector is None else query_vector
+        return vec, memory_neighbours(core, vec, f, n) if f.wants_stm else None
+
+    asked = core.background.submit(dense)
+    pool = gather(core, q, f, lambda: asked.result()[0], n, neighbours=lambda: asked.result()[1])
     for cid, value in fuse(pool.rankings(q.w_bm25, q.w_vector), k=s.rrf_k, rank_mix=s.rank_mix).items():
         c = pool.candidates.get(cid)
         if c is not None:

@@ -35,12 +35,35 @@ class SearchRows(Rows):
             known = [i for i in ids if i in cache]
             out.update((i, r) for i in known if (r := cache[i]) is not None)
             ids = [i for i in ids if i not in cache]
-        for found in self.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids):
-            row = dict(found)
-            row["tags"] = tuple(json.loads(row["tags"] or "[]"))
+        for row in self._light(self.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE id IN ({{marks}})", ids)):
             out[row["id"]] = row
         if cache is not None:
             cache.update((i, out.get(i)) for i in ids)
+        return out
+
+    def light_rows_at(self, seqs: Sequence[int], cache: dict[str, dict[str, Any] | None] | None = None) -> dict[int, dict[str, Any]]:
+        """``light_rows`` by rowid (``seq``): what an FTS5 row names without reading its id (the
+        FTS row shares the memory's rowid). Rows already in ``cache`` are not read again; the
+        rows read are added to it."""
+        out: dict[int, dict[str, Any]] = {}
+        if cache:
+            by_seq = {r["seq"]: r for r in cache.values() if r is not None}
+            out.update((q, by_seq[q]) for q in seqs if q in by_seq)
+        missing = [q for q in seqs if q not in out]
+        for row in self._light(self.query_in(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE rowid IN ({{marks}})", missing)):
+            out[row["seq"]] = row
+            if cache is not None:
+                cache[row["id"]] = row
+        return out
+
+    @staticmethod
+    def _light(found: list[sqlite3.Row]) -> list[dict[str, Any]]:
+        out = []
+        for r in found:
+            row = dict(r)
+            tags = row["tags"]
+            row["tags"] = tuple(json.loads(tags)) if tags and tags != "[]" else ()
+            out.append(row)
         return out
 
     def turns_within(self, spans: Sequence[tuple[int, int]]) -> list[sqlite3.Row]:
