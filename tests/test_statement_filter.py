@@ -15,7 +15,7 @@ from mnemo.engine import Mnemo
 from mnemo.nlp import conversation
 from mnemo.nlp.entities import nlp
 from mnemo.nlp.extract import candidates
-from mnemo.nlp.statement import evidence, load_examples, PROTOTYPES, prototypes
+from mnemo.nlp.statement import PROTOTYPES, evidence, load_examples, prototypes
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +51,10 @@ TURNS = [
 
 def test_each_memory_is_embedded_once_and_stored_with_that_vector(home, real_embedder) -> None:
     counting = Counting(real_embedder)
-    prototypes(counting)  # the examples, embedded once per embedder, before the count starts
+    protos = prototypes(counting)
+    assert protos is not None
+    for named in (False, True):  # the examples, embedded once per embedder and form, before the count starts
+        protos.margin(np.zeros((1, counting.dim), dtype=np.float32), named=named)
     counting.texts.clear()
     text = json.dumps([{"speaker": s, "text": t, "timestamp": 1_770_000_000 + 60 * i} for i, (s, t) in enumerate(TURNS)])
     with Mnemo(load_settings(home=home), clock=Clock(1_770_001_000.0), embedder=counting) as m:
