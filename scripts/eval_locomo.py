@@ -337,12 +337,28 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
     vecs = m.core.index.get_vectors("memories", ids) if ids else {}
     ids = [i for i in ids if i in vecs]
     matrix = np.stack([vecs[i] for i in ids]) if ids else np.zeros((0, 1), dtype=np.float32)
+    rows_cache: dict[str, Any] = {}
+    everything = max(1, m.core.store.fts_size_bound("memories"))
+
+    def ranked(scores: Sequence[tuple[str, float]]) -> list[str]:
+        """Best first; ties as mnemo orders them (recall.candidates.rank_key): the newer memory,
+        then the later save; never the random ids, so two runs give the same figures."""
+        light = m.core.store.light_rows([i for i, _ in scores], rows_cache)
+
+        def key(item: tuple[str, float]) -> tuple[float, float, int]:
+            r = light.get(item[0]) or {}
+            at = r.get("event_at") if r.get("event_at") is not None else r.get("created_at")
+            return (-item[1], -float(at or 0.0), -int(r.get("seq") or 0))
+
+        return [i for i, _ in sorted(scores, key=key)][:n_cand]
+
     for q, cat, ev in qs:
-        bm = [i for i, _ in m.core.store.fts_search(q, limit=n_cand)]
+        # Every match, then the tie-break above: the store's LIMIT would cut ties by id.
+        bm = ranked(m.core.store.fts_search(q, limit=everything))
         sims = matrix @ m.core.embedder.embed_query(q) if ids else np.zeros(0)
-        dense = [ids[j] for j in np.argsort(-sims, kind="stable")[:n_cand]]
+        dense = ranked(list(zip(ids, sims.tolist(), strict=True)))
         fused = weighted_rrf([(bm, 1.0), (dense, 1.0)], k=60)
-        rrf = sorted(fused, key=lambda d: (-fused[d], d))
+        rrf = ranked(list(fused.items()))
         for name, ranking in (("bm25", bm), ("dense", dense), ("rrf", rrf)):
             rows[name].append((cat, metrics(covered(ranking), ev, ks)))
     return rows, latencies

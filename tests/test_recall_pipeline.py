@@ -285,6 +285,49 @@ def test_turns_saved_without_a_session_are_read_with_the_turns_said_just_before_
         assert near == [ids[turns[2]]]  # the next save is three hours later: not a neighbour
 
 
+# -- ties ------------------------------------------------------------------------------------------------
+TALK = ["Caroline: Nothing new here, work was quiet.", "Melanie: I went kayaking on the lake.",
+        "Caroline: Sounds lovely, I hope the weather held."]
+
+
+def test_ties_rank_the_same_whatever_the_random_ids(tmp_path: Path) -> None:
+    """The same talk held on six days (every turn ties with its five copies: same words, same
+    vector), saved in the same order into two stores with ids given in opposite orders: both
+    rank alike (by save position), the newest copy first; ordering ties by id would put the
+    lowest id first, which is the oldest copy in one store and the newest in the other."""
+    sessions = 6
+
+    def ranking(name: str, ids: list[str]) -> list[list[int]]:
+        clock = Clock(T0)
+        # Relevance only: copies saved later are flagged as duplicates, which lowers their
+        # importance and so their re-ranked score.
+        with make_engine(tmp_path / name, clock, rerank_weight=0.0, review_ratio=0.0) as m:
+            for d in range(sessions):
+                # Two sessions a day: the second of a day ties with the first on time too.
+                m.save_many([{"id": ids[3 * d + i], "content": t, "session_id": f"s{d}", "created_at": T0 + (d // 2) * DAY}
+                             for i, t in enumerate(TALK)])
+            return [[ids.index(h.id) for h in m.recall(q, k=10, touch=False)]
+                    for q in ("kayaking on the lake", "quiet work", "weather")]
+
+    total = 3 * sessions
+    up = ranking("up", [f"{i:08d}-0000-4000-8000-000000000000" for i in range(total)])
+    down = ranking("down", [f"{total - i:08d}-0000-4000-8000-000000000000" for i in range(total)])
+    assert up == down
+    # Copies collapse into one: the newest (day 2's second session, saved last) of its turn.
+    assert up[0][0] == 3 * (sessions - 1) + 1
+
+
+def test_rank_key_orders_ties_by_time_then_save_order() -> None:
+    from mnemo.recall.candidates import Candidate, rank_key
+
+    old = Candidate(id="z", tier="stm", at=100.0, seq=1)
+    new_early = Candidate(id="y", tier="stm", at=200.0, seq=2)
+    new_late = Candidate(id="a", tier="stm", at=200.0, seq=3)
+    best = Candidate(id="q", tier="stm", at=0.0, seq=0)
+    got = sorted([old, new_early, new_late, best], key=lambda c: rank_key(c, 1.0 if c is best else 0.5))
+    assert [c.id for c in got] == ["q", "a", "y", "z"]
+
+
 # -- budgets -------------------------------------------------------------------------------------------
 def test_recall_with_a_budget_renders_and_fits(engine: Mnemo) -> None:
     m = engine

@@ -274,3 +274,29 @@ def test_eval_leave_one_out_chooses_on_the_other_conversations() -> None:
     assert fold["in_sample_setting"] == "a"
     # Ties go to the first setting (the defaults).
     assert ev.choose({"c": {"a": rows(0.5), "b": rows(0.5)}}, ["a", "b"], ["c"], "recall@10") == "a"
+
+
+def test_eval_baselines_break_ties_by_time_and_save_order_not_by_id(tmp_path) -> None:
+    """The same line said in four sessions ties in BM25, cosine and RRF; each baseline ranks the
+    newest copy first (as mnemo does), so two runs give the same figures whatever the ids."""
+    from mnemo.nlp.embedder import HashEmbedder
+
+    ev = _eval_module()
+    line = {"speaker": "Melanie", "text": "I went kayaking on the lake."}
+    conv: dict[str, object] = {"speaker_a": "Caroline", "speaker_b": "Melanie"}
+    for n in range(1, 5):
+        conv[f"session_{n}"] = [{**line, "dia_id": f"D{n}:1"},
+                                {"speaker": "Caroline", "text": f"Session {n} chatter about nothing.", "dia_id": f"D{n}:2"}]
+        conv[f"session_{n}_date_time"] = f"1:00 pm on {n} May, 2023"
+    sample = {"sample_id": "t", "conversation": conv,
+              "qa": [{"question": "Who went kayaking on the lake?", "evidence": ["D4:1"], "category": 4}]}
+    got = []
+    for run in range(2):
+        b = ev.build(sample, "turns-sessions", HashEmbedder(64), {}, str(tmp_path / f"h{run}"))
+        try:
+            qs, _ = ev.questions(sample, b.known, {4})
+            rows, _ = ev.score(b, qs, {}, [1])
+        finally:
+            b.m.close()
+        got.append({name: [r[1]["recall@1"] for r in rows[name]] for name in ("bm25", "dense", "rrf")})
+    assert got[0] == got[1] == {"bm25": [1.0], "dense": [1.0], "rrf": [1.0]}

@@ -55,6 +55,7 @@ class Candidate:
     session_id: str | None = None  # from the light row (before the memory is loaded)
     note_path: str | None = None
     at: float | None = None  # when it happened (event_at) or was said (created_at), from the light row
+    seq: int | None = None  # save order (the store's rowid), from the light row: the last tie-break
 
     @property
     def memory_id(self) -> str | None:
@@ -74,12 +75,25 @@ class Candidate:
         return self.hit.created_at if self.hit is not None else None
 
 
+def rank_key(c: Candidate, value: float) -> tuple[float, float, int, str, str, str]:
+    """Sort key, best ``value`` first. Equal values are common (the turns on either side of one
+    hit borrow the same share of it; equal BM25 scores), and ordering them by the random ids
+    would give a different ranking each time a store is built. Ties go to the newer memory
+    (when it happened or was said: the later statement is the current one), then the later
+    save, then, for note passages, the note's path and heading: the same order for the same
+    memories saved in the same order, whatever their ids."""
+    at = c.at if c.at is not None else c.created_at
+    h = c.hit
+    return (-value, -(at or 0.0), -(c.seq or 0), h.path or "" if h else "", h.heading or "" if h else "", c.id)
+
+
 @dataclass
 class Pool:
     candidates: dict[str, Candidate] = field(default_factory=dict)
     bm25_memories: Ranking = field(default_factory=list)
     bm25_chunks: Ranking = field(default_factory=list)
     vectors: Ranking = field(default_factory=list)  # memories and chunks merged by cosine
+    rows: dict[str, Any] = field(default_factory=dict)  # light rows read so far (None: no such memory)
 
     def rankings(self, w_bm25: float, w_vector: float) -> list[tuple[Ranking, float]]:
         return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
@@ -102,7 +116,7 @@ def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: i
     """``qvec`` gives the query's vector: it is asked for only after the keyword searches, so
     the caller can embed the query while FTS5 works."""
     pool = Pool()
-    seen_rows: dict[str, Any] = {}
+    seen_rows = pool.rows
     mem_bm: Ranking = []
     mem_vec: Ranking = []
     chunk_bm: Ranking = []
@@ -220,8 +234,9 @@ def is_folded(r: dict[str, Any]) -> bool:
 def from_row(cid: str, r: dict[str, Any]) -> Candidate:
     """A memory candidate from its light row."""
     at = r.get("event_at") if r.get("event_at") is not None else r.get("created_at")
+    seq = r.get("seq")
     return Candidate(id=cid, tier="stm", session_id=r["session_id"], note_path=r["note_path"],
-                     at=float(at) if at is not None else None)
+                     at=float(at) if at is not None else None, seq=int(seq) if seq is not None else None)
 
 
 def _candidate(

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..index.filters import Filters
 from ..models import Link, Memory
-from .candidates import Candidate
+from .candidates import Candidate, rank_key
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -106,7 +106,6 @@ def expand(
         with core.write_lock, store.tx():
             for ln in dead:
                 store.remove_links(ln.src, ln.dst, ln.rel)
-    out = []
-    for mid, (s, via, m) in sorted(best.items(), key=lambda kv: -kv[1][0])[:MAX_EXPANDED]:
-        out.append(Candidate(id=mid, tier="stm", memory=m, score=s, fused=s, reason="link", via=via))
-    return out
+    out = [Candidate(id=mid, tier="stm", memory=m, score=s, fused=s, reason="link", via=via)
+           for mid, (s, via, m) in best.items()]
+    return sorted(out, key=lambda c: rank_key(c, c.score))[:MAX_EXPANDED]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..index.filters import Filters
 from ..index.keywords import document_frequencies, memory_bm25
-from .candidates import Pool, from_row, is_folded
+from .candidates import Pool, from_row, is_folded, rank_key
 from .fusion import minmax
 from .query import STOPWORDS, Query
 
@@ -65,10 +65,12 @@ def feed_back(core: Core, pool: Pool, q: Query, filters: Filters, n: int, weight
     taken from what the vector side alone found would pull in memories about anything."""
     if weight <= 0 or q.phrase or not filters.wants_stm or not pool.bm25_memories:
         return []
-    top = sorted((c for c in pool.candidates.values() if c.tier == "stm"), key=lambda c: (-c.fused, c.id))[:DOCS]
+    top = sorted((c for c in pool.candidates.values() if c.tier == "stm"), key=lambda c: rank_key(c, c.fused))[:DOCS]
     if not top:
         return []
-    texts = core.store.memory_contents([c.id for c in top])
+    # In a fixed order: the store returns them in id order, and the sums below would round
+    # differently with random ids.
+    texts = sorted(core.store.memory_contents([c.id for c in top]))
     query_words = {w.lower() for w in re.findall(r"\w+", q.text)}
     candidates = sorted({w.lower() for t in texts for w in _WORD.findall(t)} - query_words - STOPWORDS)
     if not candidates:
@@ -79,7 +81,7 @@ def feed_back(core: Core, pool: Pool, q: Query, filters: Filters, n: int, weight
     added = expansion_terms(texts, query_words, document_frequencies(core, candidates, size), size)
     if not added:
         return []
-    rows: dict[str, object] = {}
+    rows = pool.rows
     total = 1.0 + weight * q.w_bm25
     ranking = memory_bm25(core, replace(q, keywords=" ".join([*q.keywords.split(), *added])), filters, n, rows)
     for (cid, raw), s in zip(ranking, minmax([s for _, s in ranking]), strict=True):

@@ -23,10 +23,10 @@ Held-out evidence for lending across session-less turns: see ``recall.neighbour_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..index.filters import Filters
-from .candidates import Pool, from_row, is_folded
+from .candidates import Pool, from_row, is_folded, rank_key
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -35,47 +35,54 @@ WINDOW = 16  # rows either side searched for the same session's previous and nex
 NEAR = 3  # rows either side searched for a session-less memory's neighbours
 
 
-def adjacent(core: Core, ids: list[str], gap: float = 0.0) -> dict[str, list[str]]:
+def adjacent(core: Core, ids: list[str], gap: float = 0.0,
+             rows: dict[str, dict[str, Any] | None] | None = None) -> dict[str, list[str]]:
     """Memory id → ids of the turns just before and after it: of the same session, or, for a
     memory without a session when ``gap`` > 0, the session-less memories saved just before and
-    after it at most ``gap`` seconds apart."""
+    after it at most ``gap`` seconds apart. ``rows``: light rows already read (the pool's); the
+    rows read around the memories are added to it, so the neighbours that join the pool need no
+    second read."""
     if not ids:
         return {}
-    rows = core.store.turn_positions(ids, sessions_only=gap <= 0)
-    if not rows:
+    known = core.store.light_rows(ids, rows)
+    mine = [known[i] for i in ids if i in known and (known[i]["session_id"] or gap > 0)]
+    if not mine:
         return {}
     # A session's turns may interleave with other saves (a wide window); session-less neighbours
     # are the saves just before and after (a narrow one: a quarter of the rows to read).
-    spans: list[tuple[int, int]] = sorted((int(r[0]) - (WINDOW if r[2] else NEAR), int(r[0]) + (WINDOW if r[2] else NEAR))
-                                          for r in rows)
-    merged: list[list[int]] = []
+    spans = sorted((int(r["seq"]) - (WINDOW if r["session_id"] else NEAR), int(r["seq"]) + (WINDOW if r["session_id"] else NEAR))
+                   for r in mine)
+    merged: list[tuple[int, int]] = []
     for lo, hi in spans:
         if merged and lo <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], hi)
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
         else:
-            merged.append([lo, hi])
+            merged.append((lo, hi))
+    around = core.store.rows_between(merged)  # one read for every window
+    if rows is not None:
+        rows.update((r["id"], r) for r in around)
     by_session: dict[str, dict[str, tuple[float, int]]] = {}
-    for lo, hi in merged:
-        for r in core.store.turns_between(lo, hi, sessions_only=gap <= 0):
-            by_session.setdefault(r[2] or "", {})[r[1]] = (float(r[3]), int(r[0]))
+    for r in around:
+        if r["session_id"] or gap > 0:
+            by_session.setdefault(r["session_id"] or "", {})[r["id"]] = (float(r["created_at"]), int(r["seq"]))
     orders: dict[str, tuple[list[str], dict[str, int]]] = {}  # per session: ids in save order, id → position
     for key, turns in by_session.items():
         order = sorted(turns, key=lambda i: turns[i])
         orders[key] = (order, {i: n for n, i in enumerate(order)})
     out: dict[str, list[str]] = {}
-    for r in rows:
-        turns = by_session.get(r[2] or "", {})
-        order, where = orders.get(r[2] or "", ([], {}))
-        pos = where.get(r[1], -1)
+    for r in mine:
+        sid = r["session_id"] or ""
+        turns = by_session.get(sid, {})
+        order, where = orders.get(sid, ([], {}))
+        pos = where.get(r["id"], -1)
         if pos < 0:
             continue
         # Only turns inside the window around *this* memory count as its neighbours (and,
         # without a session, only those said close enough in time).
-        here, at = int(r[0]), float(r[3])
-        near = [order[j] for j in (pos - 1, pos + 1) if 0 <= j < len(order)
-                and abs(turns[order[j]][1] - here) <= (WINDOW if r[2] else NEAR)
-                and (r[2] or abs(turns[order[j]][0] - at) <= gap)]
-        out[r[1]] = near
+        here, at = int(r["seq"]), float(r["created_at"])
+        out[r["id"]] = [order[j] for j in (pos - 1, pos + 1) if 0 <= j < len(order)
+                        and abs(turns[order[j]][1] - here) <= (WINDOW if sid else NEAR)
+                        and (sid or abs(turns[order[j]][0] - at) <= gap)]
     return out
 
 
@@ -89,19 +96,17 @@ def spread(core: Core, pool: Pool, filters: Filters, weight: float, sources: int
         return
     stm = [c for c in pool.candidates.values() if c.tier == "stm" and (c.session_id or gap > 0)]
     if sources is not None:
-        stm = sorted(stm, key=lambda c: -c.fused)[: max(0, sources)]
+        stm = sorted(stm, key=lambda c: rank_key(c, c.fused))[: max(0, sources)]
     if not stm:
         return
-    near = adjacent(core, [c.id for c in stm], gap)
+    near = adjacent(core, [c.id for c in stm], gap, pool.rows)
     lent: dict[str, tuple[float, str]] = {}
     for c in stm:
         for other in near.get(c.id, ()):
             if other not in lent or lent[other][0] < c.fused:
                 lent[other] = (c.fused, c.id)
-    new_ids = [i for i in lent if i not in pool.candidates]
-    rows = core.store.light_rows(new_ids) if new_ids else {}
-    for i in new_ids:
-        r = rows.get(i)
+    for i in [i for i in lent if i not in pool.candidates]:
+        r = pool.rows.get(i)
         if r is not None and filters.matches_row(r) and not is_folded(r):
             pool.candidates[i] = from_row(i, r)
     for i, (share, source) in lent.items():

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidInput
 from ..index.filters import Filters, make_filters
 from ..models import Hit, Status
-from .candidates import Candidate, gather, load_memories
+from .candidates import Candidate, gather, load_memories, rank_key
 from .expand import expand
 from .feedback import feed_back
 from .fusion import fuse
@@ -77,10 +77,16 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     cands = apply_floor(pool.candidates, s.floor)
     # Re-ranking moves a score by at most the rerank weight, so only the head by relevance (with
     # room to spare) can reach the results: only its memories are loaded and scored.
-    cands = sorted(cands, key=lambda c: (-c.fused, c.id))[: 2 * size]
+    cands = sorted(cands, key=lambda c: rank_key(c, c.fused))[: 2 * size]
+    if len(cands) > size:
+        # Exactly: a score is relevance × a factor in [1 − w, 1], so a candidate whose relevance
+        # is below (1 − w) × the size-th best can never pass the size candidates above it.
+        # (On a 10k store a third of the 2 × size are left unloaded.)
+        bound = (1.0 - min(1.0, max(0.0, s.rerank_weight))) * cands[size - 1].fused
+        cands = [c for c in cands if c.fused >= bound]
     cands = load_memories(core, cands, f)
     ret = rerank(core, cands, s.rerank_weight, now)
-    ordered = sorted(cands, key=lambda c: (-c.score, c.id))
+    ordered = sorted(cands, key=lambda c: rank_key(c, c.score))
     head = ordered[:size]
     vectors = vectors_of(core, head)
     kept = collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note)
@@ -90,7 +96,7 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     linked = expand(core, primary[: max(0, s.expand_from)], f, s.expand_depth, s.expand_damping, taken, heal=heal)
     if linked:
         vectors.update(vectors_of(core, linked))
-        merged = collapse(sorted(primary + linked, key=lambda c: (-c.score, c.reason != "match", c.id)), vectors,
+        merged = collapse(sorted(primary + linked, key=lambda c: (-c.score, c.reason != "match", rank_key(c, c.score))), vectors,
                           s.duplicate_cosine, s.max_chunks_per_note)
         primary = merged[:k]
     results = blend_reviews(core, primary, kept[k:], k, ret, now)
@@ -129,7 +135,7 @@ def blend_reviews(core: Core, primary: list[Candidate], rest: list[Candidate], k
             ranked.append((p * c.score, c))
     if not ranked:
         return primary
-    ranked.sort(key=lambda pc: (-pc[0], pc[1].id))
+    ranked.sort(key=lambda pc: rank_key(pc[1], pc[0]))
     reviews = [c for _, c in ranked[:slots]]
     for c in reviews:
         c.reason = "review"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .candidates import Candidate
+from .candidates import Candidate, rank_key
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -59,7 +59,7 @@ def apply_floor(cands: dict[str, Candidate], floor: float) -> list[Candidate]:
     kept = [c for c in cands.values() if passes_floor(c, floor, cands)]
     if kept:
         return kept
-    return sorted(cands.values(), key=lambda c: -c.fused)[:FLOOR_FALLBACK]
+    return sorted(cands.values(), key=lambda c: rank_key(c, c.fused))[:FLOOR_FALLBACK]
 
 
 def rerank(core: Core, cands: Sequence[Candidate], weight: float, now: float | None = None) -> dict[str, float]:

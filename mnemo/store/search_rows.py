@@ -1,5 +1,5 @@
 """The reads search needs around its rankings: light rows of memory candidates, the turns saved
-next to a memory, the rows of note chunks, pinned memories and recent session notes, and the
+next to them, the rows of note chunks, pinned memories and recent session notes, and the
 counts scoring works on. Each is one or a few fixed queries, whatever the store's size."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from .rows import Rows
 if TYPE_CHECKING:
     from ..models import Memory
 
-LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path"
+# ``seq`` (the rowid: save order) orders recall's ties without the random ids (recall/candidates.rank_key).
+LIGHT_COLUMNS = "id, status, type, layer, wing, room, tags, created_at, event_at, session_id, note_path, rowid AS seq"
 
 
 class SearchRows(Rows):
@@ -42,19 +43,19 @@ class SearchRows(Rows):
             cache.update((i, out.get(i)) for i in ids)
         return out
 
-    def turn_positions(self, ids: list[str], sessions_only: bool) -> list[sqlite3.Row]:
-        """(rowid, id, session_id, created_at) of these memories (only those with a session if
-        ``sessions_only``)."""
-        marks = ",".join("?" * len(ids))
-        only = " AND session_id IS NOT NULL" if sessions_only else ""
-        return self.query(f"SELECT rowid, id, session_id, created_at FROM memories WHERE id IN ({marks}){only}", ids)
-
-    def turns_between(self, lo: int, hi: int, sessions_only: bool) -> list[sqlite3.Row]:
-        """(rowid, id, session_id, created_at) of the memories saved at rowids ``lo``..``hi``."""
-        only = " AND session_id IS NOT NULL" if sessions_only else ""
-        return self.query(
-            f"SELECT rowid, id, session_id, created_at FROM memories WHERE rowid BETWEEN ? AND ?{only}", (lo, hi)
-        )
+    def rows_between(self, spans: Sequence[tuple[int, int]]) -> list[dict[str, Any]]:
+        """Light rows (as ``light_rows``) of the memories saved at rowids within any of these
+        inclusive spans: the turns around some candidates, in one query (a few for many spans)."""
+        out: list[dict[str, Any]] = []
+        for i in range(0, len(spans), 400):  # SQLite caps the parameters of one statement
+            part = spans[i : i + 400]
+            where = " OR ".join(["rowid BETWEEN ? AND ?"] * len(part))
+            for found in self.query(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE {where}",
+                                    [x for span in part for x in span]):
+                row = dict(found)
+                row["tags"] = tuple(json.loads(row["tags"] or "[]"))
+                out.append(row)
+        return out
 
     def memory_contents(self, ids: Sequence[str]) -> list[str]:
         """The contents of these memories (in no particular order)."""
