@@ -90,6 +90,9 @@ def test_evidence_counts_what_a_report_carries() -> None:
     assert ev("My sister lives in Oslo.") == 2  # the speaker's own, a place
     assert ev("Wow, John, that is so cool!") == 0  # a name of a person is not evidence
     assert ev("Hard work always pays off.") == 0
+    assert ev("Haha, what a week.") == 0  # no verb: nothing is reported
+    assert ev("Lunch was nice today.") == 0  # an evaluation of something not the speaker's
+    assert ev("My knee was sore yesterday.") == 2  # the speaker's own, a time
 
 
 def test_prototypes_are_hand_written_and_balanced() -> None:

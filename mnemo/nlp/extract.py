@@ -30,14 +30,15 @@ MAX_SENTENCE_CHARS = 600
 MIN_WORDS = 4
 # A candidate is kept when its statement margin (statement.Prototypes.margin, on the memory's own
 # vector) plus EVIDENCE_WEIGHT per kind of evidence (statement.evidence, 0-4) reaches
-# STATEMENT_THRESHOLD. Chosen on the LoCoMo dev conversations (scripts/eval_extract.py --folds
-# loo) for the least shortfall from the two goals (cited turns kept >= 0.95, uncited <= 0.35; a
-# lost cited turn counts twice): the three together choose (-0.055, 0.08); each fold chose
-# (-0.055, 0.08), (-0.055, 0.10), (-0.05, 0.08) on the other two, and held out the pooled
-# figures are cited kept 0.845, uncited kept 0.437 (no margin filter: 0.907 / 0.573). The
+# STATEMENT_THRESHOLD. Chosen by leave-one-conversation-out on the LoCoMo dev conversations
+# (scripts/eval_extract.py --folds loo) for the least shortfall from the two goals (cited turns
+# kept >= 0.95, uncited <= 0.35; a lost cited turn counts twice). Each fold chose, on the other
+# two: (-0.11, 0.02), (-0.06, 0.10), (-0.055, 0.06); held out, pooled, cited kept 0.833 and
+# uncited kept 0.450 (no margin filter: 0.907 / 0.573). The objective is flat there (all three
+# together choose (-0.11, 0.02)), so the shipped pair is the median of the folds' choices. The
 # trade-off the choice was made on is in the README.
-STATEMENT_THRESHOLD = -0.055
-EVIDENCE_WEIGHT = 0.08
+STATEMENT_THRESHOLD = -0.06
+EVIDENCE_WEIGHT = 0.06
 # Share of the 5 nearest labelled statements' similarity a type needs to re-type a fact.
 TYPE_SHARE = 0.6
 

@@ -105,19 +105,28 @@ _THING_ENTS = frozenset({"GPE", "ORG", "LOC", "FAC", "EVENT", "WORK_OF_ART", "PR
                          "CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 _SELF = frozenset({"i", "we"})
 _SELF_POSS = frozenset({"my", "our"})
+_COPULA = frozenset({"was", "were"})
 
 
 def evidence(sent: Any) -> int:
     """How many kinds of evidence that a parsed sentence reports on someone's life or a thing
     (0-4): the speaker as subject or owner, a time, a named thing or a number, a past event.
-    Names of people do not count: a reaction names its addressee ("Wow, John!")."""
+    Only a sentence with a verb reports ("Haha, what a week." does not), and an evaluation of
+    something not the speaker's reports nothing either ("Lunch was nice today"); a past event is
+    a verb other than "be"; names of people do not count, since a reaction names its addressee
+    ("Wow, John!")."""
     toks = [t for t in sent if not (t.is_punct or t.is_space)]
+    if not any(t.pos_ in ("VERB", "AUX") for t in toks):
+        return 0
     own = any((t.lower_ in _SELF and t.dep_ in ("nsubj", "nsubjpass")) or (t.lower_ in _SELF_POSS and t.dep_ == "poss")
               for t in toks)
+    root = sent.root
+    if not own and root.lower_ in _EVAL_VERBS and any(c.dep_ == "acomp" for c in root.children):
+        return 0
     labels = {e.label_ for e in sent.ents}
     when = bool(labels & {"DATE", "TIME"})
     thing = bool(labels & _THING_ENTS)
-    past = any(t.tag_ == "VBD" for t in toks)
+    past = any(t.tag_ == "VBD" and t.lower_ not in _COPULA for t in toks)
     return int(own) + int(when) + int(thing) + int(past)
 
 
