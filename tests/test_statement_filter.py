@@ -108,3 +108,10 @@ def test_candidates_carry_their_evidence() -> None:
     cands, _ = candidates(turns)
     assert [c.text for c in cands] == ["I adopted a dog in May. It is a beagle."]
     assert cands[0].evidence == 3
+
+
+@pytest.mark.parametrize("text", ["Haha, what a week.", "Wow, what a weekend!", "Ugh, Monday again."])
+def test_a_fragment_with_a_time_is_a_reaction(text: str) -> None:
+    from mnemo.nlp.statement import reaction
+
+    assert reaction(next(iter(nlp()(text).sents)))
