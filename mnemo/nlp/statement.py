@@ -77,12 +77,12 @@ def reaction(sent: Any) -> bool:
     complement = any(c.dep_ in ("acomp", "attr", "oprd", "ccomp", "xcomp") for c in root.children)
     adjective = any(c.dep_ == "acomp" or (c.dep_ in ("attr", "oprd") and c.pos_ == "ADJ") for c in root.children)
     if subj is None:
-        # A time names nothing a fragment is about: "Haha, what a week." reacts.
-        thing = any(e.label_ not in ("ORDINAL", "CARDINAL", "DATE", "TIME") for e in sent.ents)
         if root.tag_ == "VB" and root.i == toks[0].i:
             return True  # imperative: "Check this out", "Believe in yourself"
-        if root.pos_ in ("ADJ", "INTJ", "NOUN") and not first and not thing:
+        if root.pos_ in ("ADJ", "INTJ", "NOUN") and not first and not named:
             return True  # "Cool setup!", "Wow, nice spot!"
+        # After an interjection, a time names nothing the fragment is about: "Haha, what a week."
+        thing = any(e.label_ not in ("ORDINAL", "CARDINAL", "DATE", "TIME") for e in sent.ents)
         return bool(_INTERJECTION.match(text)) and not first and not thing and len(toks) < 6
     s = subj.lower_
     marks = {c.lower_ for c in subj.children if c.dep_ in ("det", "poss")}
