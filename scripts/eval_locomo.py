@@ -83,12 +83,12 @@ ABLATIONS = {
     "- review blending": {"recall.review_ratio": 0.0},
 }
 # What --folds loo chooses among unless --grid is given: the knobs whose best value could
-# plausibly differ between conversations (fusion weights, keyword feedback, the time boost);
-# the first value of each is mnemo's default.
+# plausibly differ between conversations (the fusion weights of the intent, result diversity, the
+# share a question lends its answer); the first value of each is mnemo's default.
 DEFAULT_GRID = {
     "recall.intent": ["recall", "general"],
-    "recall.feedback_weight": [0.5, 0.0],
-    "recall.time_boost": [0.0, 0.3],
+    "recall.diversity": [0.3, 0.0],
+    "recall.answer_weight": [0.5, 0.0],
 }
 
 
@@ -393,6 +393,44 @@ def loo(per_conv: dict[str, dict[str, list[Row]]], names: list[str], key: str) -
             "in_sample": {c: per_conv[c][insample] for c in convs}}
 
 
+def joint_loo(per_store: dict[str, dict[str, dict[str, list[Row]]]], names: list[str], key: str) -> dict[str, Any]:
+    """One setting for every path, as a product ships one set of defaults: for each conversation,
+    the setting with the best mean ``key`` over the questions of every path on the *other*
+    conversations, reported on each path of the held-out one."""
+    convs = list(next(iter(per_store.values())))
+    chosen: dict[str, str] = {}
+    for c in convs:
+        others = [o for o in convs if o != c] or [c]
+        best, best_v = names[0], -1.0
+        for name in names:
+            v = mean_of([r for pc in per_store.values() for o in others for r in pc[o][name]], key)
+            if v > best_v + 1e-12:
+                best, best_v = name, v
+        chosen[c] = best
+    return {"chosen": chosen, "held_out": {store: {c: pc[c][chosen[c]] for c in convs} for store, pc in per_store.items()}}
+
+
+def joint_report(per_store: dict[str, dict[str, dict[str, list[Row]]]], names: list[str], key: str,
+                 labels: dict[str, str]) -> tuple[list[str], dict[str, Any]]:
+    fold = joint_loo(per_store, names, key)
+    convs = list(fold["chosen"])
+    cats = sorted({r[0] for pc in per_store.values() for c in convs for r in pc[c]["bm25"]})
+    lines = [f"### One setting for every path: {key} held out (chosen on every path of the other conversations)", ""]
+    body = []
+    out: dict[str, Any] = {"chosen": {c: labels[n] for c, n in fold["chosen"].items()}, "stores": {}}
+    for store, held in fold["held_out"].items():
+        pooled = [r for c in convs for r in held[c]]
+        bm = [r for c in convs for r in per_store[store][c]["bm25"]]
+        row = [store, *[f"{mean_of(held[c], key):.3f}" for c in convs], f"**{mean_of(pooled, key):.3f}**"]
+        row += [f"{mean_of([r for r in pooled if r[0] == cat], key):.3f} ({mean_of([r for r in bm if r[0] == cat], key):.3f})"
+                for cat in cats]
+        body.append(row)
+        out["stores"][store] = {"pooled": summarise(pooled), **{c: summarise(held[c]) for c in convs}}
+    lines += md_table(["path", *convs, "pooled", *[f"{cat} {CATEGORY_NAMES.get(cat, '')} (bm25)" for cat in cats]], body)
+    lines += ["", "chosen on the other conversations: " + "; ".join(f"{c}: {out['chosen'][c]}" for c in convs), ""]
+    return lines, out
+
+
 # -- summaries and tables -----------------------------------------------------------------------
 def summarise(rows: list[Row]) -> dict[str, dict[str, float]]:
     groups: dict[str, list[Metrics]] = defaultdict(list)
@@ -554,6 +592,7 @@ def main(argv: list[str] | None = None) -> int:
                               "settings": overrides, "grid": {labels[n]: s for n, s in settings.items()}, "stores": {}}
     text: list[str] = []
     log(f"{args.dataset.name}: {len(data)} conversations, stores {', '.join(stores)}, {len(settings)} setting(s)")
+    per_store: dict[str, dict[str, dict[str, list[Row]]]] = {}
     for store in stores:
         per_conv: dict[str, dict[str, list[Row]]] = {}
         counts: dict[str, int] = defaultdict(int)
@@ -577,6 +616,7 @@ def main(argv: list[str] | None = None) -> int:
         if not any(per_conv[c]["bm25"] for c in per_conv):
             print("Error: no question with resolvable evidence", file=sys.stderr)
             return 1
+        per_store[store] = per_conv
         lines, out = store_report(store, per_conv, names, args.folds, ks, labels)
         out.update(counts)
         out["recall_latency_ms_p50"] = round(1000 * float(np.median(latencies)), 2) if latencies else None
@@ -584,6 +624,9 @@ def main(argv: list[str] | None = None) -> int:
         text += lines + ["", f"{counts['memories']} memories; {counts['normalised_ids']} evidence ids normalised, "
                          f"{counts['skipped_ids']} skipped (no such turn), {counts['skipped_questions']} questions "
                          f"without evidence; mnemo recall p50 {out['recall_latency_ms_p50']} ms", ""]
+    if args.folds == "loo" and len(stores) > 1:
+        lines, report["one_setting"] = joint_report(per_store, names, f"recall@{max(ks)}", labels)
+        text += lines
     if args.embed_cache:
         embedder.save(args.embed_cache)
     report["seconds"] = round(time.perf_counter() - t0, 1)

@@ -1,7 +1,8 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
-- The held-out test split of the hand-labelled conversations (tests/labelled/test.txt, never
-  used to develop a rule): types, chatter, causal precision and recall at the goal's levels.
+- The held-out test splits of the hand-labelled conversations (tests/labelled/test.txt and
+  test2.txt, never used to develop a rule): types, chatter, causal precision and recall, at
+  the goal's levels where the split reaches them, else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
 """
 
@@ -42,14 +43,29 @@ def test_held_out_split_meets_the_goals(real_engine) -> None:
     score, _ = evaluate(real_engine, load("test"))
     s = score.summary()
     assert score.gold_links >= 20 and score.near_misses >= 15
-    # Measured with the shipped threshold: types 0.821, causal precision 0.824 (14 of 17),
-    # recall 0.609, chatter kept 0.095 (the goals are 0.85 and 0.9; the README reports the
-    # gap). Asserted just under the measured level so a regression fails.
-    assert s["type_accuracy"] >= 0.8, s
-    assert s["link_precision"] >= 0.8, s
-    assert s["link_recall"] >= 0.58, s
+    # Measured once after the types16 rules (scripts/eval_labelled.py --split test): types
+    # 0.859 (goal 0.85, met), causal precision 0.833 (15 of 18; the goal 0.9 is not met on
+    # this split, so the level reached is asserted), recall 0.652, chatter kept 0.095.
+    assert s["type_accuracy"] >= 0.85, s
+    assert s["link_precision"] >= 0.83, s
+    assert s["link_recall"] >= 0.65, s
     assert s["near_misses_linked"] == 0.0, s
     assert s["statements_kept"] >= 0.95 and s["chatter_kept"] <= 0.12, s
+    assert s["named_share"] == 1.0, s
+
+
+def test_second_held_out_split_meets_the_goals(real_engine) -> None:
+    # tests/labelled/test2.txt: written and committed before the types16 rule changes, never
+    # read while tuning. Measured once: types 0.917, causal precision 0.938 (15 of 16),
+    # recall 0.417, statements kept 0.941, chatter kept 0.045.
+    score, _ = evaluate(real_engine, load("test2"))
+    s = score.summary()
+    assert score.gold_links >= 30 and score.near_misses >= 25
+    assert s["type_accuracy"] >= 0.85, s
+    assert s["link_precision"] >= 0.9, s
+    assert s["link_recall"] >= 0.41, s
+    assert s["near_misses_linked"] == 0.0, s
+    assert s["statements_kept"] >= 0.9 and s["chatter_kept"] <= 0.1, s
     assert s["named_share"] == 1.0, s
 
 
@@ -108,6 +124,17 @@ PHRASINGS = {
                    ("Zoe", "That's why I asked my manager to work from home three days a week.")],
     "in light of": [("Vlad", "There's a rail strike in France next week."),
                     ("Vlad", "In light of the strike, we'll fly to Marseille instead of taking the train.")],
+    # The consequence cue said last, or pointing back in other words.
+    "as a result (said last)": [("Omar", "The bakery next to our office closed in May."), ("Lena", "Oh no."),
+                                ("Omar", "We order lunch from the canteen as a result.")],
+    "in response": [("Rae", "We had three production bugs last month from passing None into the pricing code."),
+                    ("Rae", "We're turning on strict type checks for the pricing package in response.")],
+    "led us to": [("Emil", "The load test showed the API falls over at 2,000 requests per second."),
+                  ("Emil", "That led us to add two more API nodes before the sale.")],
+    "so it doesn't happen again": [("Bruno", "My sourdough starter died while we were on holiday."), ("Carla", "RIP."),
+                                   ("Bruno", "Now I keep the new starter in the fridge when we travel, so it doesn't happen again.")],
+    "which avoids": [("Nico", "The migration on the orders table locked the table for 12 minutes."),
+                     ("Nico", "From now on we'll run big migrations with gh-ost, which avoids the table locks.")],
 }
 
 
@@ -129,7 +156,28 @@ NEAR_MISSES = {
                                       ("Walt", "Because of the storm warning, we are closing the office early on Friday.")],
     "after as time": [("Theo", "My dad always cheers for Arsenal."),
                       ("Theo", "After dinner we watched the football with my dad.")],
+    "a definite reason said for the first time": [("Uma", "The ward coffee machine broke on Monday."),
+                                                   ("Uma", "Because of the new budget, we hired two more nurses for the ward.")],
 }
+
+
+def test_a_cause_said_after_the_problem_is_linked_as_its_cause(real_engine) -> None:
+    turns = [("Rob", "Checkout latency on the payments database jumped to 2 seconds."),
+             ("Rob", "A missing index on the payments table caused the slow checkout.")]
+    _, kept = _ingest(real_engine, turns, session="explains")
+    assert [m["type"] for m in kept] == ["debug_log", "debug_log"]
+    assert _causal_pairs(real_engine, kept) == {(1, 0)}
+
+
+def test_the_cause_meant_is_the_one_sharing_more_of_the_reason(real_engine) -> None:
+    # Both earlier statements share "laptop" with "because of the dead laptop"; the one that
+    # also shares "deadline" with the decision is its cause.
+    turns = [("Hugo", "My laptop died two days before the essay deadline."),
+             ("Hugo", "The library lends laptops to students for a week."),
+             ("Hugo", "Because of the dead laptop, I asked for a deadline extension.")]
+    _, kept = _ingest(real_engine, turns, session="laptop")
+    assert len(kept) == 3
+    assert _causal_pairs(real_engine, kept) == {(0, 2)}
 
 
 @pytest.mark.parametrize("case", sorted(NEAR_MISSES))

@@ -381,11 +381,12 @@ def test_init_and_stats_print_no_python_reprs(home: Path, vault: Path, monkeypat
 
 
 def test_recall_scores_stay_in_the_documented_range(vengine: Mnemo) -> None:
-    """docs/API.md and the README give a hit's score as [0, 1 + recall.neighbour_weight]."""
+    """docs/API.md and the README give a hit's score as [0, 1 + the larger neighbour share]."""
     root = Path(__file__).resolve().parent.parent
-    w = vengine.settings.recall.neighbour_weight
+    w = max(vengine.settings.recall.neighbour_weight, vengine.settings.recall.answer_weight)
     assert f"[0, {1 + w:g}]" in (root / "docs" / "API.md").read_text()
-    assert f"[0, 1 + `recall.neighbour_weight`] = [0, {1 + w:g}]" in (root / "README.md").read_text()
+    assert (f"[0, 1 + max(`recall.neighbour_weight`, `recall.answer_weight`)] = [0, {1 + w:g}]"
+            in (root / "README.md").read_text())
     turns = ["Where did you go hiking last weekend with the dog?", "Yes, last Saturday! Up the ridge trail.",
              "The dog loved the hiking trail by the lake.", "We hiked the lake trail with the dog again."]
     for i, t in enumerate(turns):

@@ -136,6 +136,47 @@ def test_related_never_lists_the_note_or_its_own_memory(vengine: Mnemo, vault: P
     assert vengine.get(other).use_count == 0
 
 
+def test_related_reuses_the_notes_stored_vectors_while_it_is_unchanged(vengine: Mnemo, vault: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from mnemo.vault.related import note_query
+    from mnemo.vault.search import COLLECTION
+
+    text = "# Orders database\n\nPostgreSQL runs the orders database.\n\n## Backups\n\nNightly, to S3.\n"
+    (vault / "Orders database.md").write_text(text)
+    vengine.save("PostgreSQL backups of the orders database run nightly")
+    vengine.index_vault()
+    (vault / "Unindexed.md").write_text("# Unindexed\n\nWritten after the index.\n")
+    core = vengine.core
+    embedded: list[str] = []
+    real = core.embedder.embed_query
+    monkeypatch.setattr(core.embedder, "embed_query", lambda q: embedded.append(q) or real(q))
+
+    # Indexed and unchanged (on disk, or the editor's text equal to it): its first chunk's vector, no embedding.
+    row = core.store.note_at("Orders database.md")
+    assert row is not None
+    ids = sorted(core.store.note_chunk_ids(row.uid))
+    stored = core.index.get_vectors(COLLECTION, ids)
+    assert len(stored) == 2 and not np.allclose(stored[ids[0]], stored[ids[1]])
+    for nq in (note_query(core, "Orders database.md"), note_query(core, "Orders database.md", content=text)):
+        assert nq.vector is not None and np.allclose(nq.vector, stored[f"{row.uid}:0"], atol=1e-6)
+    r = vengine.related("Orders database.md", content=text)
+    assert embedded == [] and r["hits"] and all(h.path != "Orders database.md" for h in r["hits"])
+    # Unsaved edits, a selection, a note the index does not hold: the query is embedded.
+    assert note_query(core, "Orders database.md", content=text + "More.\n").vector is None
+    assert note_query(core, "Orders database.md", text="nightly backups").vector is None
+    assert note_query(core, "Unindexed.md").vector is None
+    vengine.related("Orders database.md", content=text + "More.\n")
+    vengine.related("Unindexed.md")
+    assert len(embedded) == 2
+    # Changed on disk since it was indexed: embedded too, until the index catches up.
+    (vault / "Orders database.md").write_text(text.replace("Nightly", "Weekly"))
+    assert note_query(core, "Orders database.md").vector is None
+    vengine.index_vault()
+    assert note_query(core, "Orders database.md").vector is not None
+
+
 def test_related_refuses_bad_input(vengine: Mnemo, vault: Path) -> None:
     (vault / "A.md").write_text("# A\n\ntext\n")
     with pytest.raises(UnsafePath):

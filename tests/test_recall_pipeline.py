@@ -282,7 +282,7 @@ def test_turns_saved_without_a_session_are_read_with_the_turns_said_just_before_
 
         ids = {h.content: h.id for h in m.list(limit=10)}
         near = adjacent(m.core, [ids[turns[3]]], gap=1800.0)[ids[turns[3]]]
-        assert near == [ids[turns[2]]]  # the next save is three hours later: not a neighbour
+        assert near == (ids[turns[2]], None)  # the next save is three hours later: not a neighbour
 
 
 # -- ties ------------------------------------------------------------------------------------------------
@@ -441,3 +441,28 @@ def test_hybrid_recall_with_the_real_model(real_engine: Mnemo) -> None:
     assert m.recall("who is on call when something breaks?", k=3, touch=False)[0].content.startswith("Bob carries")
     assert m.recall("ERR_4711", k=3, touch=False)[0].content.startswith("The build failed")
     assert m.recall("which SQL engine stores our data", k=3, touch=False)[0].content.startswith("We decided")
+
+
+def test_bm25_of_an_expanded_query_is_the_sum_of_its_parts(engine: Mnemo) -> None:
+    """Keyword feedback looks up only the added words and adds their BM25 to the query's own:
+    FTS5's BM25 is a sum over the query's words, so on a store where every match fits in the
+    lists, the sum ranks and scores exactly as the expanded query does."""
+    from dataclasses import replace
+
+    from mnemo.index.keywords import memory_bm25
+    from mnemo.recall.query import parse_query
+
+    m = engine
+    m.save_many([{"content": t} for t in [
+        "the garden tomatoes need watering every morning", "tomatoes and basil grow well together in the garden",
+        "watering the basil twice a week is enough", "the garden shed roof leaks", "we bought a new hose for watering",
+        "basil pesto recipe with pine nuts", "the tomatoes split after heavy rain", "nothing about plants at all here"]])
+    q = parse_query("garden tomatoes", None, "recall")
+    f = make_filters("all")
+    whole = dict(memory_bm25(m.core, replace(q, keywords="garden tomatoes watering basil"), f, 50))
+    summed: dict[str, float] = {}
+    for part in ("garden tomatoes", "watering basil"):
+        for i, s in memory_bm25(m.core, replace(q, keywords=part), f, 50):
+            summed[i] = summed.get(i, 0.0) + s
+    assert set(whole) == set(summed) and len(whole) == 7
+    assert all(abs(whole[i] - summed[i]) < 1e-9 for i in whole)

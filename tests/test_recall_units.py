@@ -276,6 +276,26 @@ def test_eval_leave_one_out_chooses_on_the_other_conversations() -> None:
     assert ev.choose({"c": {"a": rows(0.5), "b": rows(0.5)}}, ["a", "b"], ["c"], "recall@10") == "a"
 
 
+def test_eval_one_setting_for_every_path_is_chosen_on_all_paths_of_the_other_conversations() -> None:
+    ev = _eval_module()
+
+    def rows(*values: float) -> list[tuple[int, dict[str, float]]]:
+        return [(4, {"recall@10": v}) for v in values]
+
+    # On c2 and c3, "a" wins path p by a little and loses path q by a lot: "b" is chosen for c1,
+    # though "a" is better on c1 itself and on path p alone.
+    per_store = {
+        "p": {"c1": {"a": rows(1.0), "b": rows(0.0)}, "c2": {"a": rows(0.6), "b": rows(0.5)},
+              "c3": {"a": rows(0.6), "b": rows(0.5)}},
+        "q": {"c1": {"a": rows(1.0), "b": rows(0.0)}, "c2": {"a": rows(0.0), "b": rows(1.0)},
+              "c3": {"a": rows(0.0), "b": rows(1.0)}},
+    }
+    fold = ev.joint_loo(per_store, ["a", "b"], "recall@10")
+    assert fold["chosen"]["c1"] == "b"
+    assert fold["held_out"]["p"]["c1"] == rows(0.0) and fold["held_out"]["q"]["c1"] == rows(0.0)
+    assert ev.loo(per_store["p"], ["a", "b"], "recall@10")["chosen"]["c1"] == "a"
+
+
 def test_eval_baselines_break_ties_by_time_and_save_order_not_by_id(tmp_path) -> None:
     """The same line said in four sessions ties in BM25, cosine and RRF; each baseline ranks the
     newest copy first (as mnemo does), so two runs give the same figures whatever the ids."""
@@ -300,3 +320,27 @@ def test_eval_baselines_break_ties_by_time_and_save_order_not_by_id(tmp_path) ->
             b.m.close()
         got.append({name: [r[1]["recall@1"] for r in rows[name]] for name in ("bm25", "dense", "rrf")})
     assert got[0] == got[1] == {"bm25": [1.0], "dense": [1.0], "rrf": [1.0]}
+
+
+# -- diversity ---------------------------------------------------------------------------------------
+def test_diversify_prefers_a_different_result_over_a_near_copy() -> None:
+    from mnemo.recall.candidates import Candidate
+    from mnemo.recall.rerank import diversify
+
+    def cand(i: str, score: float) -> Candidate:
+        c = Candidate(id=i, tier="stm")
+        c.score = score
+        return c
+
+    e = np.eye(4, dtype=np.float32)
+    near = (e[0] + 0.2 * e[1]) / np.linalg.norm(e[0] + 0.2 * e[1])
+    vectors = {"a": e[0], "a2": near, "b": e[2], "c": e[3]}
+    ordered = [cand("a", 1.0), cand("a2", 0.9), cand("b", 0.8), cand("c", 0.1)]
+    assert [c.id for c in diversify(ordered, vectors, 0.0, 4)] == ["a", "a2", "b", "c"]
+    out = diversify([cand("a", 1.0), cand("a2", 0.9), cand("b", 0.8), cand("c", 0.1)], vectors, 0.5, 4)
+    assert [c.id for c in out] == ["a", "b", "a2", "c"]
+    assert out[2].score == pytest.approx(0.9 * (1 - 0.5 * float(near @ e[0])))
+    assert all(x.score >= y.score for x, y in zip(out, out[1:], strict=False))  # scores keep the new order
+    # Only k are chosen: the rest keep their order and their scores.
+    out = diversify([cand("a", 1.0), cand("a2", 0.9), cand("b", 0.8), cand("c", 0.1)], vectors, 0.5, 2)
+    assert [(c.id, c.score) for c in out] == [("a", 1.0), ("b", 0.8), ("a2", 0.9), ("c", 0.1)]

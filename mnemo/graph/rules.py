@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..models import Link, Memory, MemoryType
+from ..nlp.classify import IRREGULAR
 from ..nlp.fingerprint import GENERIC_ADJECTIVES, GENERIC_NOUNS, entity_key, singular
 
 MIN_OVERLAP = 2.0
@@ -67,13 +68,19 @@ def _cue(rel: str, pattern: str, scope: str) -> Cue:
 
 # Order is priority: one pair gets at most one causal link, the first cue that finds it.
 CUES: tuple[Cue, ...] = (
-    _cue("resolves", r"\b(?:fixed|fixes|fixing|resolved|resolves|solved|solves|patched|mitigated|the fix (?:for|is|was)|workaround for|to fix)\b", "object"),
+    _cue("resolves", r"\b(?:fixed|fixes|fixing|resolved|resolves|solved|solves|patched|mitigated|the fix (?:for|is|was)|workaround for|to fix|"
+         r"(?:which|that|this|it) (?:avoids|prevents))\b", "object"),
     _cue("because", r"^(?:that's|that’s|that is|this is|which is) (?:why|the reason)\b|^(?:so|therefore|consequently|hence|thus|as a (?:result|consequence)|for (?:that|this) reason)\b|"
-         r"\bto (?:stop|prevent|avoid) (?:it|that|this)(?: from)? (?:happening|recurring)(?: again)?\b|\bto avoid a repeat\b|^(?:that|this|which) explains\b", "anaphor"),
+         r"\bto (?:stop|prevent|avoid) (?:it|that|this)(?: from)? (?:happening|recurring)(?: again)?\b|\bto avoid a repeat\b|^(?:that|this|which) explains\b|"
+         # The consequence said last: "we hired a tutor as a result", "... in response".
+         r"\b(?:as a (?:result|consequence)|in response|because of (?:that|this|it)|for (?:that|this) reason)\W*$|"
+         # "... so it doesn't happen again", "..., which is why this won't happen again".
+         r"\b(?:it|that|this)(?: (?:won't|will not|doesn't|does not|can't|cannot|never)|n't) (?:happen|recur)s?(?: again)?\b", "anaphor"),
     _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given(?: that| how)?|the reason (?:is|was)(?: that)?|"
          r"in light of|in response to|following|seeing as|now that|in the wake of|comes? from|came from|stems? from|stemmed from)\b", "after"),
     _cue("because", r"(?:^|,\s*)since\b", "after"),
-    _cue("triggered", r"\b(?:triggered|led to|leads to|resulted in|results in|prompted|caused|kicked off|sparked|made (?:us|me|him|her|them))\b", "before"),
+    _cue("triggered", r"\b(?:triggered|led (?:us |me |him |her |them )?to|leads (?:us |me |him |her |them )?to|resulted in|results in|prompted|caused|kicked off|sparked|"
+         r"made (?:us|me|him|her|them)|forced (?:us|me|him|her|them))\b", "before"),
     _cue("triggered", r"^after\b", "after"),
     _cue("contradicts", r"\b(?:contradicts?|that's not (?:true|right|correct)|(?:is|was)(?: not|n't) (?:true|correct|right)|turns out|turned out|wrong about|contrary to|not actually)\b|^actually\b", "all"),
     _cue("updates", r"\b(?:update:|updated|now (?:use|uses|using|prefer|prefers|is|are|runs?)|switched|switching|changed|changing|moved (?:to|from)|no longer|anymore|from now on|replaced|replacing|migrated|migrating|revised|going forward)\b", "all"),
@@ -192,13 +199,16 @@ def said(m: Memory) -> str:
 
 
 def stems(text: str) -> set[str]:
-    """Content words, crudely stemmed ("backups", "backup"; "failed", "failing")."""
-    return {_stem(singular(w)) for w in (x.lower() for x in re.findall(r"[A-Za-z][A-Za-z'-]*", text)) if _content(w)}
+    """Content words, crudely stemmed ("backups", "backup"; "failed", "failing"; "fell",
+    "fall")."""
+    return {_stem(singular(IRREGULAR.get(w, w))) for w in (x.lower() for x in re.findall(r"[A-Za-z][A-Za-z'-]*", text)) if _content(w)}
 
 
 def cue_spans(text: str) -> list[tuple[str, str, bool, str]]:
-    """(rel, the text the cue points at, whether it points back with a pronoun, the text
-    before the cue) for each cue found in ``text``, in priority order."""
+    """(rel, the text the cue points at, whether it points back with a pronoun, the rest of
+    the clause: the text before the cue, or after it when the cue points backwards ("*a
+    missing index* caused *the slow queries*")) for each cue found in ``text``, in priority
+    order."""
     out: list[tuple[str, str, bool, str]] = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text.strip()):
         s = sentence.strip()
@@ -222,7 +232,8 @@ def cue_spans(text: str) -> list[tuple[str, str, bool, str]]:
                 span = after if len(re.findall(r"[A-Za-z]{3,}", after)) >= 1 and not re.fullmatch(r"\W*(?:now|it|that|this|too|again)?\W*", after) else s[: m.start()]
             else:
                 span = s
-            out.append((cue.rel, span, _is_anaphoric(span), s[: m.start()]))
+            rest = re.split(r",|;", s[m.end():])[0] if cue.scope == "before" else s[: m.start()]
+            out.append((cue.rel, span, _is_anaphoric(span), rest))
     return out
 
 
@@ -232,6 +243,8 @@ def _is_anaphoric(span: str) -> bool:
     words = [w.lower() for w in re.findall(r"[A-Za-z']+", span)]
     if words and len(words) <= 3 and words[0] in ("that", "this", "these", "those"):
         return True
+    if words and len(words) <= 4 and any(w in _ANAPHORS for w in words) and not stems(span):
+        return True  # "given how bad it was": the reason names nothing but a pronoun
     return bool(words) and len(words) <= 4 and any(w in _ANAPHORS for w in words) and all(w in _ANAPHOR_FILLER for w in words)
 
 
@@ -417,7 +430,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
             linked.add(old.id)
 
     # Causal links from cues.
-    for rel, span, anaphoric, before in cues:
+    for rel, span, anaphoric, rest in cues:
         if rel == "updates" and superseded:
             continue
         target: Memory | None = None
@@ -433,7 +446,8 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
         else:
             want = focus(new, span) if span else t_new
             want_stems = stems(span) if span else set()
-            best = 0.0
+            mine = stems(said(new))
+            best = (0.0, 0, 0)
             for old in recent_first:
                 if mentions_id(new.content, old):
                     target = old
@@ -441,13 +455,20 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
                 score = max(overlap(want, terms(old)), _echo(want_stems, old, new))
                 if score >= MIN_OVERLAP and rel == "resolves" and old.type == MemoryType.DEBUG_LOG:
                     score += 1.0  # what gets fixed is, most often, a reported problem
-                if score >= MIN_OVERLAP and score > best:
-                    best, target = score, old
-            if target is None and rel == "because" and before.strip() and new.type != MemoryType.DECISION:
-                # "The TimeoutError happens because the test starts too early": the reason is
-                # new, the problem it explains was reported before; the new memory is its cause.
+                # Equal evidence: the memory that shares more of the phrase, then more of the
+                # whole statement, is the one meant ("because of the dead laptop, I asked for a
+                # deadline extension": "my laptop died before the essay deadline", not "the
+                # library lends laptops").
+                theirs = stems(said(old))
+                key = (score, len(want_stems & theirs), len(mine & theirs))
+                if score >= MIN_OVERLAP and key > best:
+                    best, target = key, old
+            if target is None and rel in ("because", "triggered") and rest.strip() and new.type != MemoryType.DECISION:
+                # "The TimeoutError happens because the test starts too early", "a missing
+                # index caused the slow queries": the reason is new, the problem it explains
+                # was reported before; the new memory is its cause.
                 problems = [c for c in recent_first if c.type == MemoryType.DEBUG_LOG]
-                target = _best(focus(new, before), problems, stems(before), new)
+                target = _best(focus(new, rest), problems, stems(rest), new)
                 explains = target is not None
         if target is not None and target.id not in linked:
             src, dst = (new.id, target.id) if explains else (target.id, new.id)

@@ -29,7 +29,7 @@ DECISION = [
 DEBUG = [
     re.compile(r"\b(?:traceback|stack ?trace|exception|segfault|segmentation fault|errno|exit code|stderr|core dump)\b", re.I),
     re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b"),
-    re.compile(r"\b(?:bug|crash(?:ed|es|ing)?|failing tests?|fails? with|failed with|broke|broken|regression|debugg?(?:ed|ing)|flaky|ran out of|runs? out of)\b", re.I),
+    re.compile(r"\b(?:bugs?|crash(?:ed|es|ing)?|failing tests?|fails? with|failed with|broke|broken|regression|debugg?(?:ed|ing)|flaky|ran out of|runs? out of)\b", re.I),
     re.compile(r"\b(?:timed out|times out|timeouts|timeout errors?|deadlock(?:ed)?|memory leak|race condition|out of memory|OOM|null pointer|panicked|failed|failing|failures?)\b", re.I),
     re.compile(r"\bline \d+\b|\.py:\d+|\bHTTP [45]\d\d\b|\b(?:status|error) (?:code )?[45]\d\d\b", re.I),
 ]
@@ -69,26 +69,34 @@ def classify(text: str) -> MemoryType:
 # preference is a lasting taste or habit ("I always choose aisle seats", "I usually cook at
 # home"); a session note is the speaker's own work in progress ("today I'm finishing ...").
 CHANGE_VERBS = frozenset(
-    ["move", "switch", "decide", "choose", "opt", "pick", "raise", "lower", "cut", "add", "remove", "cancel", "postpone", "reschedule", "replace", "upgrade", "downgrade", "migrate", "pin", "install", "sign", "join", "quit", "stop", "start", "resubmit", "book", "buy", "hire", "rehome", "enable", "disable", "cap", "limit", "convert", "split", "accept", "ask", "revert", "roll", "drop", "adopt", "introduce", "implement", "ban", "block", "set", "increase", "decrease", "reduce", "change", "fly", "plant", "rent", "sell", "return", "apply", "register", "enroll", "enrol", "delay", "skip", "swap", "rewrite", "refactor", "deprecate", "disable", "re-enable", "stream", "schedule", "take", "make", "put", "keep"]
+    ["move", "switch", "decide", "choose", "opt", "pick", "raise", "lower", "cut", "add", "remove", "cancel", "postpone", "reschedule", "replace", "upgrade", "downgrade", "migrate", "pin", "install", "sign", "join", "quit", "stop", "resubmit", "book", "buy", "hire", "rehome", "enable", "disable", "cap", "limit", "convert", "split", "accept", "ask", "revert", "roll", "drop", "adopt", "introduce", "implement", "ban", "block", "set", "increase", "decrease", "reduce", "change", "fly", "plant", "rent", "sell", "return", "apply", "register", "enroll", "enrol", "delay", "skip", "swap", "rewrite", "refactor", "deprecate", "disable", "re-enable", "fix", "stream", "schedule", "take", "make", "put", "keep", "turn", "negotiate"]
 )
 STATE_VERBS = frozenset(
-    ["be", "have", "feel", "think", "know", "love", "like", "enjoy", "see", "hear", "watch", "seem", "look", "sound", "want", "need", "find", "get", "visit", "spend", "finish", "win", "lose", "miss", "fail", "break", "crack", "hurt", "sleep", "eat", "drink", "bake", "read", "play", "meet", "say", "tell", "talk", "chat", "work", "live", "grow", "cook"]
+    ["be", "have", "feel", "think", "know", "love", "like", "enjoy", "see", "hear", "watch", "seem", "look", "sound", "want", "need", "find", "get", "visit", "spend", "finish", "win", "lose", "miss", "fail", "break", "crack", "hurt", "sleep", "eat", "drink", "bake", "read", "play", "meet", "say", "tell", "talk", "chat", "work", "live", "grow", "cook", "prefer", "hate", "dislike"]
 )
-_IRREGULAR = {"went": "go", "gone": "go", "chose": "choose", "chosen": "choose", "bought": "buy", "took": "take",
+IRREGULAR = {"went": "go", "gone": "go", "chose": "choose", "chosen": "choose", "bought": "buy", "took": "take",
               "taken": "take", "made": "make", "set": "set", "cut": "cut", "put": "put", "got": "get", "spent": "spend",
               "saw": "see", "seen": "see", "flew": "fly", "sold": "sell", "kept": "keep", "felt": "feel", "had": "have",
               "was": "be", "were": "be", "is": "be", "are": "be", "'s": "be", "'m": "be", "'re": "be", "am": "be",
               "found": "find", "won": "win", "lost": "lose", "broke": "break", "slept": "sleep", "ate": "eat",
               "drank": "drink", "read": "read", "met": "meet", "said": "say", "told": "tell", "began": "begin",
-              "grew": "grow", "thought": "think", "knew": "know", "heard": "hear", "did": "do", "done": "do"}
+              "grew": "grow", "ran": "run", "fell": "fall", "blew": "blow", "froze": "freeze", "hung": "hang", "rose": "rise",
+              "thought": "think", "knew": "know", "heard": "hear", "did": "do", "done": "do"}
 HABIT = frozenset({"always", "usually", "never", "normally", "generally", "typically", "often", "rarely", "mostly"})
 _FIRST_SUBJECTS = frozenset({"i", "we"})
 _PEOPLE = frozenset({"i", "we", "he", "she", "they", "you"})
 _REASON = re.compile(
-    r"\b(?:because|due to|as a result|therefore|hence|consequently|thanks to|owing to|given|in light of|in response to|"
-    r"following|seeing as|now that|to (?:stop|prevent|avoid)|after)\b|^so\b|^(?:that's|that’s|which is) why\b",
+    r"\b(?:because|due to|as a (?:result|consequence)|therefore|hence|consequently|thanks to|owing to|given|in light of|"
+    r"in response|following|seeing as|now that|to (?:stop|prevent|avoid)|after|(?:that's|that’s|that is|which is|this is) why)\b|^so\b",
     re.I,
 )
+# A practice that changed: "we now walk the long way round", "since then we run the workers
+# under systemd", "from now on I travel with carry-on only" (present tense, first person).
+_CHANGED = re.compile(r"\b(?:now|since then|from now on|going forward|these days|nowadays|anymore|any more|no longer)\b", re.I)
+# A choice between options, whatever the verb: "we got an Interrail pass instead".
+_INSTEAD = re.compile(r"\b(?:instead|rather than)\b", re.I)
+# Verbs that make someone act: "the fall made us install handrails", "that led us to add".
+CAUSATIVE = frozenset({"make", "lead", "prompt", "force", "push", "get", "convince", "persuade", "drive", "cause"})
 _FUTURE = frozenset({"will", "'ll", "’ll", "shall"})
 _IN_PROGRESS = re.compile(r"\b(?:I'm|I’m|I am|we're|we’re|we are)\s+(?:\w+ly\s+)?(?!going to)\w+ing\b|\bnext up\b|\bup next\b", re.I)
 
@@ -96,8 +104,8 @@ _IN_PROGRESS = re.compile(r"\b(?:I'm|I’m|I am|we're|we’re|we are)\s+(?:\w+ly
 def verb_lemmas(word: str) -> set[str]:
     """Possible base forms of an English verb form (no lemmatizer is loaded)."""
     w = word.lower()
-    if w in _IRREGULAR:
-        return {_IRREGULAR[w]}
+    if w in IRREGULAR:
+        return {IRREGULAR[w]}
     out = {w}
     for cut, add in ((1, ""), (2, ""), (3, ""), (3, "e"), (4, ""), (3, "y"), (2, "e")):
         if len(w) - cut >= 2:
@@ -109,6 +117,8 @@ def _first_person_agent(verb: Any) -> bool:
     subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subj is None and verb.dep_ == "xcomp" and any(c.dep_ == "dobj" and c.lower_ in ("me", "us") for c in verb.head.children):
         return True  # "that bill prompted me to switch"
+    if subj is not None and subj.lower_ in ("me", "us") and verb.dep_ == "ccomp" and verb_lemmas(verb.head.text) & CAUSATIVE:
+        return True  # "the fall made us install handrails"
     if subj is None and verb.dep_ in ("conj", "xcomp") and verb.head is not verb:
         return _first_person_agent(verb.head)
     if subj is None:
@@ -118,18 +128,27 @@ def _first_person_agent(verb: Any) -> bool:
 
 
 def _decided(span: Any) -> bool:
-    reason = bool(_REASON.search(span.text.strip()))
+    text = span.text.strip()
+    reason = bool(_REASON.search(text))
     for tok in span:
         if tok.pos_ != "VERB" or not _main_clause(tok) or not _first_person_agent(tok):
             continue
         lemmas = verb_lemmas(tok.text)
+        if _INSTEAD.search(text) and tok.tag_ in ("VBD", "VBN", "VB", "VBP", "VBG") and not lemmas & _TASTE:
+            return True  # one option taken over another: "we got an Interrail pass instead"
         if lemmas & STATE_VERBS and not lemmas & CHANGE_VERBS:
             continue
+        if lemmas & {"drop"} and any(c.dep_ == "prep" and c.lower_ in ("in", "into", "on", "onto") for c in tok.children):
+            continue  # "I dropped my phone in the lake": an accident, not a choice
+        if tok.tag_ == "VBP" and _CHANGED.search(text) and not any(c.lower_ in HABIT for c in tok.children):
+            return True  # a practice that changed: "we now walk the long way round"
         aux = {c.lower_ for c in tok.children if c.dep_ in ("aux", "auxpass")}
         if "been" in aux:
             continue  # "I've been going to the gym": a state of affairs, not a choice
         future = bool(aux & _FUTURE) or (tok.tag_ == "VBG" and aux & {"'m", "am", "'re", "are", "’m", "’re"})
-        if lemmas & CHANGE_VERBS and (tok.tag_ in ("VBD", "VBN") or future or aux):
+        # "the fall made us install handrails": the act has the tense of the verb that caused it.
+        caused = tok.dep_ in ("ccomp", "xcomp") and bool(verb_lemmas(tok.head.text) & CAUSATIVE) and tok.head.tag_ in ("VBD", "VBN")
+        if lemmas & CHANGE_VERBS and (tok.tag_ in ("VBD", "VBN") or future or aux or caused):
             return True
         if reason and tok.tag_ in ("VBD", "VBN", "VBG", "VB") and not lemmas & STATE_VERBS:
             return True
@@ -146,20 +165,125 @@ def _main_clause(verb: Any) -> bool:
     return not any(c.dep_ == "mark" or (c.dep_ == "advmod" and c.lower_ in ("when", "while", "whenever", "where")) for c in verb.children)
 
 
+_TASTE = frozenset({"prefer", "like", "love", "enjoy", "hate", "dislike", "want"})
+_PERIODS = frozenset({"day", "morning", "afternoon", "evening", "night", "week", "weekend", "month", "year", "summer", "winter",
+                      "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "time"})
+
+
+def _frequency(tok: Any) -> bool:
+    """A phrase that says how often: "every evening", "each morning", "on Sundays"."""
+    if tok.lower_ in HABIT:
+        return True
+    if tok.dep_ == "npadvmod" and tok.lower_ in _PERIODS and any(c.lower_ in ("every", "each") for c in tok.children):
+        return True
+    # "on Sundays", "at weekends": a plural period after a preposition.
+    return (tok.dep_ == "prep" and tok.lower_ in ("on", "at") and any(
+        c.dep_ == "pobj" and c.lower_.endswith("s") and c.lower_[:-1] in _PERIODS for c in tok.children))
+
+
+_KIN = frozenset({"son", "daughter", "dad", "mum", "mom", "mother", "father", "wife", "husband", "partner", "kids", "children",
+                  "brother", "sister", "parents", "grandma", "grandpa", "grandmother", "grandfather", "aunt", "uncle", "cousin",
+                  "friend", "friends", "boss", "manager", "boyfriend", "girlfriend", "family", "neighbour", "neighbor", "roommate"})
+
+
 def _habit(span: Any) -> bool:
     for tok in span:
         verb = tok.head
-        if tok.lower_ in HABIT and verb.pos_ in ("VERB", "AUX") and verb.tag_ in ("VBP", "VBZ", "VB"):
+        if _frequency(tok) and verb.pos_ in ("VERB", "AUX") and verb.tag_ in ("VBP", "VBZ", "VB"):
             subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-            # A person's habit ("I always ...", "my dad always ..."), not a thing's ("tours usually leave").
-            if subj is not None and (subj.lower_ in _PEOPLE or subj.ent_type_ == "PERSON" or any(c.dep_ == "poss" for c in subj.children)):
+            if subj is None:
+                continue
+            # A person's habit ("I always ...", "my dad always ..."), not a thing's ("tours usually
+            # leave"); a frequency phrase ("every month") says less than "usually", so it needs a
+            # person plainly ("our street has a meeting every month" is no one's habit).
+            possessed = any(c.dep_ == "poss" for c in subj.children)
+            if subj.lower_ in _PEOPLE or subj.ent_type_ == "PERSON" or (possessed and (tok.lower_ in HABIT or subj.lower_ in _KIN)):
                 return True
+    return False
+
+
+# A debug log is a failure or an anomaly of software or a system: words that say so by
+# themselves ("traceback", "flaky", "a bug"), or a failure ("broke", "expired", "stopped
+# working", "latency jumped", "stale", "did not include") said of a technical thing. The same
+# failure of a boiler, a rental car or an exam is a fact.
+_SOFTWARE_ALONE = re.compile(
+    r"\b(?:bugs?|flaky|regressions?|debugg?(?:ed|ing)|deadlock(?:ed)?|race condition|memory leak|OOM|null pointer|timeouts?|timed out|"
+    r"times out|segfault|traceback|stack ?trace|exceptions?|stderr|errno|exit code|core dump)\b|\b[A-Z]\w*(?:Error|Exception)\b|"
+    r"\bline \d+\b|\.py:\d+|\bHTTP [45]\d\d\b|\b(?:status|error) (?:code )?[45]\d\d\b|\b[45]0\d\b",
+    re.I,
+)
+# Nouns of software and systems (a closed vocabulary: words that name a system part in any
+# team's talk, not the labelled examples' topics); ambiguous ones ("table", "page", "test",
+# "worker", "request", "driver") are left out, so "the kitchen table broke" stays a fact.
+TECH_NOUNS = frozenset(
+    ["api", "apis", "app", "apps", "server", "servers", "service", "services", "database", "databases", "db",
+     "cache", "caches", "queue", "queues", "job", "jobs", "cron", "build", "builds", "pipeline", "pipelines", "ci",
+     "deploy", "deployment", "deployments", "cluster", "clusters", "node", "nodes", "pod", "pods", "container",
+     "containers", "endpoint", "endpoints", "query", "queries", "index", "indexes", "schema", "migration",
+     "migrations", "script", "scripts", "consumer", "consumers", "topic", "topics", "certificate", "certificates",
+     "cert", "certs", "disk", "disks", "partition", "partitions", "log", "logs", "logging", "config",
+     "configuration", "website", "bucket", "backup", "backups", "network", "dns", "proxy", "cpu", "gpu", "ram",
+     "latency", "thread", "threads", "repo", "repository", "commit", "code", "module", "sdk", "firewall", "vpn",
+     "router", "webhook", "socket", "vm", "cdn", "sql", "json", "yaml", "aws", "kubernetes", "docker", "dashboard",
+     "storage", "replica", "replicas", "loadbalancer", "frontend", "backend", "browser", "android", "ios", "kernel",
+     "firmware", "column", "columns", "linter", "compiler"]
+)
+_TECH_SHAPE = re.compile(r"\w[_.]\w|[A-Za-z]-\d|[a-z][A-Z]")
+FAIL_VERBS = frozenset({"fail", "crash", "break", "hang", "freeze", "leak", "lock", "evict", "expire", "exceed", "spike", "overflow",
+                        "stall", "corrupt", "throttle", "die", "reject", "error", "miss", "duplicate", "skip"})
+_RISE_VERBS = frozenset({"jump", "spike", "reach", "hit", "climb", "double", "triple", "grow", "increase", "rise", "rose", "soar"})
+# Measures whose rise is trouble (more traffic or usage is not a failure by itself).
+_METRICS = frozenset({"latency", "lag", "error", "errors", "cpu", "memory", "backlog", "failures", "timeouts", "retries"})
+_PARTICLE_FAILS = {"run": "out", "fill": "up", "fall": "over", "go": "down", "blow": "up"}
+_ANOMALY = frozenset({"stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
+                      "corrupt", "down", "outage", "error", "errors", "failure", "failures", "leak", "slow", "wrong", "off"})
+
+
+def _technical(spans: Sequence[Any]) -> bool:
+    """A system part is named: a noun of ``TECH_NOUNS``, or a name shaped like one ("db-1",
+    "api.shop", "customer_id", "getUser")."""
+    return any((t.pos_ in ("NOUN", "PROPN") and t.lower_ in TECH_NOUNS) or (not t.is_punct and _TECH_SHAPE.search(t.text))
+               for s in spans for t in s)
+
+
+def _malfunction(spans: Sequence[Any]) -> bool:
+    """A failure or an anomaly is stated (see ``_SOFTWARE_ALONE``); whether it is of something
+    technical is asked apart."""
+    for span in spans:
+        for tok in span:
+            low = tok.lower_
+            if tok.pos_ in ("VERB", "AUX"):
+                lemmas = verb_lemmas(tok.text)
+                if lemmas & FAIL_VERBS and tok.tag_ != "VBG" or (tok.tag_ == "VBG" and lemmas & FAIL_VERBS and tok.dep_ != "amod"):
+                    return True
+                if lemmas & {"stop"} and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in tok.children):
+                    return True  # "the app stopped connecting"
+                prt = {c.lower_ for c in tok.children if c.dep_ in ("prt", "advmod")}
+                if any(_PARTICLE_FAILS.get(lem) in prt for lem in lemmas):
+                    return True  # "ran out", "filled up", "falls over", "went down"
+                subj = next((c for c in tok.children if c.dep_ == "nsubj"), None)
+                if subj is not None and lemmas & _RISE_VERBS and any(t.lower_ in _METRICS for t in subj.subtree):
+                    return True  # "query latency jumped to 900 ms"
+                past = tok.tag_ == "VBD" or any(c.dep_ == "aux" and c.lower_ in ("did", "had") for c in tok.children)
+                if subj is not None and past and any(c.dep_ == "neg" for c in tok.children) and any(t.lower_ in TECH_NOUNS for t in subj.subtree):
+                    # "the cache key did not include the price version": what went wrong, not
+                    # what a thing cannot do ("the CI runners do not support ARM builds").
+                    return True
+            if low in _ANOMALY and tok.pos_ in ("ADJ", "NOUN", "ADV", "ADP", "VERB"):
+                if low == "off" and not (tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].lower_ == "by"):
+                    continue  # "off by 3%", not "turned off"
+                return True
+            if low == "never" and tok.head.pos_ == "VERB":
+                subj = next((c for c in tok.head.children if c.dep_ == "nsubj"), None)
+                if subj is not None and (subj.lower_ in TECH_NOUNS or subj.lower_ in ("that", "which")):
+                    return True  # "a thumbnail cache that never evicts"
     return False
 
 
 def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
     """``classify`` with the parse of the text's sentences: decisions and habits the patterns
-    miss, and a time word alone does not make a session note (it must be the speaker's own)."""
+    miss, a time word alone does not make a session note (it must be the speaker's own), and a
+    failure is a debug log when it is software's or a system's."""
     base = classify(text)
     if base == MemoryType.DECISION:
         return base
@@ -169,6 +293,13 @@ def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
         return MemoryType.SESSION_NOTE
     if any(_decided(s) for s in spans):
         return MemoryType.DECISION
+    if base == MemoryType.DEBUG_LOG and not _SOFTWARE_ALONE.search(text) and not _technical(spans):
+        # "The boiler broke down", "I failed the oral exam": a failure, not of software.
+        base = MemoryType.FACT
+        if any(p.search(text) for p in PREFERENCE):
+            base = MemoryType.PREFERENCE
+    if base in (MemoryType.FACT, MemoryType.SESSION_NOTE) and _technical(spans) and (_SOFTWARE_ALONE.search(text) or _malfunction(spans)):
+        return MemoryType.DEBUG_LOG
     if base in (MemoryType.DEBUG_LOG, MemoryType.PREFERENCE):
         return base
     if any(_habit(s) for s in spans):

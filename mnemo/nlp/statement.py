@@ -12,8 +12,8 @@ Two signals, both cheap next to the embedding the write path computes anyway:
   in tests/labelled/, never the held-out test split and nothing from LoCoMo; with
   ``statement_prototypes.txt``, hand-written statements about one's life and chatter of personal
   chats: praise, encouragement, platitudes): the MiniLM similarity of a memory to its nearest
-  statements minus that to its nearest chatter gives a ``margin``, and a vote of its nearest
-  labelled statements gives a type where the patterns of ``classify`` find none. The margin is
+  statements minus that to its nearest chatter gives a ``margin``, and its nearest labelled
+  statements tell whether a failure is like the examples' debug logs. The margin is
   taken on the vector the memory is stored with (its text with the speaker's name in front), so
   ingest embeds each memory once; the examples are embedded both bare and with a name in front
   (``NAME``), and a memory is compared with the form its own text has.
@@ -31,8 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from ..models import MemoryType
 
 EXAMPLES = Path(__file__).with_name("statement_examples.txt")
 PROTOTYPES = Path(__file__).with_name("statement_prototypes.txt")
@@ -161,7 +159,7 @@ class Prototypes:
         written = load_examples(PROTOTYPES)
         self.labels = np.array([label for label, _ in examples + written])
         chatter = self.labels == "chatter"
-        # Only the labelled conversations' statements vote for a type; the prototypes say
+        # Only the labelled conversations' statements carry a type; the prototypes say
         # "statement" and nothing more.
         typed = np.array([label != "chatter" for label, _ in examples] + [False] * len(written))
         self.statement_labels = self.labels[typed]
@@ -193,20 +191,6 @@ class Prototypes:
         """Whether one of the ``k`` nearest labelled statements has ``label``."""
         idx = np.argsort(-(self._side(named).typed @ vector))[:k]
         return bool((self.statement_labels[idx] == label).any())
-
-    def vote(self, vectors: np.ndarray, named: bool = False) -> list[tuple[MemoryType, float]]:
-        """The type most of the TYPE_K nearest labelled statements have, with its share."""
-        out = []
-        sims = vectors @ self._side(named).typed.T
-        for row in sims:
-            idx = np.argsort(-row)[:TYPE_K]
-            weights: dict[str, float] = {}
-            for i in idx:
-                weights[self.statement_labels[i]] = weights.get(self.statement_labels[i], 0.0) + float(max(row[i], 0.0))
-            label, w = max(weights.items(), key=lambda kv: kv[1])
-            total = sum(weights.values()) or 1.0
-            out.append((MemoryType(label), w / total))
-        return out
 
 
 _cache: dict[int, tuple[Any, Prototypes]] = {}

@@ -94,6 +94,7 @@ class Pool:
     bm25_chunks: Ranking = field(default_factory=list)
     vectors: Ranking = field(default_factory=list)  # memories and chunks merged by cosine
     rows: dict[str, Any] = field(default_factory=dict)  # light rows read so far (None: no such memory)
+    memory_scores: Ranking = field(default_factory=list)  # BM25 of memories by id, before folding (feedback)
 
     def rankings(self, w_bm25: float, w_vector: float) -> list[tuple[Ranking, float]]:
         return [(self.bm25_memories, w_bm25), (self.bm25_chunks, w_bm25), (self.vectors, w_vector)]
@@ -135,6 +136,7 @@ def gather(core: Core, q: Query, filters: Filters, qvec: Callable[[], Any], n: i
     rows = core.store.light_rows([i for i, _ in mem_bm] + [i for i, _ in mem_vec], seen_rows)
     mem_bm = [(i, s) for i, s in mem_bm if i in rows and filters.matches_row(rows[i])][:n]
     mem_vec = [(i, s) for i, s in mem_vec if i in rows and filters.matches_row(rows[i])][:n]
+    pool.memory_scores = mem_bm
     hits = _chunk_hits(core, [i for i, _ in chunk_bm] + [i for i, _ in chunk_vec]) if (chunk_bm or chunk_vec) else {}
     owner_ids = {h.meta["mnemo_id"] for h in hits.values() if h.meta.get("mnemo_id")}
     owners = core.store.get_memories(sorted(owner_ids)) if owner_ids else {}

@@ -83,7 +83,13 @@ def feed_back(core: Core, pool: Pool, q: Query, filters: Filters, n: int, weight
         return []
     rows = pool.rows
     total = 1.0 + weight * q.w_bm25
-    ranking = memory_bm25(core, replace(q, keywords=" ".join([*q.keywords.split(), *added])), filters, n, rows)
+    # FTS5's BM25 is a sum over the query's words, so the expanded query's score is the query's
+    # own (known for its best n) plus the added words': only the added words are looked up, half
+    # the postings read. (A memory outside both top-n lists is missed, as a cut-off would miss it.)
+    summed = dict(pool.memory_scores)
+    for cid, raw in memory_bm25(core, replace(q, keywords=" ".join(added)), filters, n, rows):
+        summed[cid] = summed.get(cid, 0.0) + raw
+    ranking = sorted(summed.items(), key=lambda kv: -kv[1])[:n]
     for (cid, raw), s in zip(ranking, minmax([s for _, s in ranking]), strict=True):
         c = pool.candidates.get(cid)
         if c is None:

@@ -69,3 +69,4 @@ def fuse(
             part = mu * (k + 1) / (k + rank) + (1.0 - mu) * n
             out[doc] = out.get(doc, 0.0) + weight * part
     return out
+

@@ -7,7 +7,9 @@
    best few hits, fused in as one more ranking; ``neighbours``: conversation turns borrow from
    adjacent turns; ``when``: memories dated in the span a query names ("in May 2023") boosted.
 3. ``rerank``: relevance floor, retention/importance re-ranking, near-duplicates collapsed, at
-   most ``recall.max_chunks_per_note`` chunks per note.
+   most ``recall.max_chunks_per_note`` chunks per note, the k results chosen by maximal marginal
+   relevance (``recall.diversity``). Equal scores are ordered by ``candidates.rank_key`` (the
+   newer memory, then the later save), never by the random ids.
 4. ``expand``: typed links from the top hits, depth-limited and damped.
 5. Review candidates (memories in the danger zone that are relevant) blended in, about 30 %.
 6. ``budget``: with a token budget, the CBA packs and renders what is returned.
@@ -29,7 +31,7 @@ from .feedback import feed_back
 from .fusion import fuse
 from .neighbours import spread
 from .query import Query, parse_query
-from .rerank import apply_floor, collapse, rerank, vectors_of
+from .rerank import apply_floor, collapse, diversify, passes_floor, rerank, vectors_of
 from .when import boost_time
 
 if TYPE_CHECKING:
@@ -53,8 +55,9 @@ def _check_k(k: Any) -> int:
 
 
 def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier: str = "all",
-           heal: bool = False, **filters: Any) -> Searched:
-    """Steps 1–5: the ranked results, without reinforcing anything."""
+           heal: bool = False, query_vector: Any = None, **filters: Any) -> Searched:
+    """Steps 1–5: the ranked results, without reinforcing anything. ``query_vector``: the dense
+    side's vector when the caller has one (a note's stored vectors), instead of embedding ``query``."""
     s = core.settings.recall
     k = _check_k(k)
     now = core.now()
@@ -63,15 +66,17 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     n = max(s.candidates, k * 3)
     # The query is embedded on a worker thread while FTS5 runs here: both leave the GIL, so on
     # two cores the keyword searches cost no extra wall time.
-    pending = core.background.submit(core.embedder.embed_query, q.semantic)
-    pool = gather(core, q, f, pending.result, n)
+    qvec = (core.background.submit(core.embedder.embed_query, q.semantic).result if query_vector is None
+            else lambda: query_vector)
+    pool = gather(core, q, f, qvec, n)
     for cid, value in fuse(pool.rankings(q.w_bm25, q.w_vector), k=s.rrf_k, rank_mix=s.rank_mix).items():
         c = pool.candidates.get(cid)
         if c is not None:
             c.fused = value
     feed_back(core, pool, q, f, n, s.feedback_weight)
     size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
-    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap)
+    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap, reach=_reach(pool, size, q, s),
+           answer_weight=s.answer_weight)
     if q.span is not None:
         boost_time(pool.candidates.values(), q.span, s.time_boost)
     cands = apply_floor(pool.candidates, s.floor)
@@ -84,12 +89,16 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
         # (On a 10k store a third of the 2 × size are left unloaded.)
         bound = (1.0 - min(1.0, max(0.0, s.rerank_weight))) * cands[size - 1].fused
         cands = [c for c in cands if c.fused >= bound]
+    # The stored vectors (for collapsing near-duplicates) are read from Chroma on the worker
+    # thread while SQLite loads and re-ranks the same candidates here: the head is among them.
+    reading = core.background.submit(vectors_of, core, cands)
     cands = load_memories(core, cands, f)
     ret = rerank(core, cands, s.rerank_weight, now)
     ordered = sorted(cands, key=lambda c: rank_key(c, c.score))
     head = ordered[:size]
-    vectors = vectors_of(core, head)
-    kept = collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note)
+    read = reading.result()
+    vectors = {c.id: read[c.id] for c in head if c.id in read}
+    kept = diversify(collapse(head, vectors, s.duplicate_cosine, s.max_chunks_per_note), vectors, s.diversity, k)
     primary = kept[:k]
 
     taken = {c.id for c in kept} | {c.memory.id for c in kept if c.memory is not None}
@@ -101,6 +110,18 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
         primary = merged[:k]
     results = blend_reviews(core, primary, kept[k:], k, ret, now)
     return Searched(q, f, results, vectors)
+
+
+def _reach(pool: Any, size: int, q: Query, s: Any) -> float:
+    """The least relevance a turn that is no candidate yet must borrow to have any chance of the
+    head: the head's last score is at least (1 − w) × the size-th relevance among candidates that
+    pass the floor now (lending only raises relevance; the time boost lowers it by at most
+    1 + β), so below that a neighbour is not worth reading."""
+    direct = sorted((c.fused for c in pool.candidates.values() if passes_floor(c, s.floor)), reverse=True)
+    if len(direct) < size:
+        return 0.0
+    boost = 1.0 + max(0.0, s.time_boost) if q.span is not None else 1.0
+    return (1.0 - min(1.0, max(0.0, s.rerank_weight))) * direct[size - 1] / boost
 
 
 def blend_reviews(core: Core, primary: list[Candidate], rest: list[Candidate], k: int,
@@ -192,13 +213,14 @@ def recall(
     tier: str = "all",
     session_id: str | None = None,
     budget: int | None = None,
+    query_vector: Any = None,
     **filters: Any,
 ) -> list[Hit]:
     if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
         raise InvalidInput("session_id must be a non-empty string")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise InvalidInput("budget must be a whole number of tokens, at least 1")
-    found = search(core, query, k=k, intent=intent, tier=tier, heal=touch, **filters)
+    found = search(core, query, k=k, intent=intent, tier=tier, heal=touch, query_vector=query_vector, **filters)
     results = found.hits
     hits: list[Hit]
     if budget is not None:

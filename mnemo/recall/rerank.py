@@ -1,5 +1,6 @@
 """Step 3 of recall: the relevance floor, re-ranking by retention and importance, one copy of
-near-duplicates, and at most a few chunks per note.
+near-duplicates, at most a few chunks per note, and results that do not repeat each other
+(``diversify``).
 
 Re-ranking (a documented weight that can be switched off)::
 
@@ -129,3 +130,39 @@ def collapse(
         if note is not None:
             per[note] = per.get(note, 0) + 1
     return kept
+
+
+def diversify(ordered: Sequence[Candidate], vectors: dict[str, Any], weight: float, k: int) -> list[Candidate]:
+    """Maximal marginal relevance (Carbonell & Goldstein 1998), greedily from the best: the next
+    result is the one with the highest ``score · (1 − λ · max(0, cos to a result already
+    chosen))``, λ = ``recall.diversity``. A question whose answer is spread over several talks
+    ("what has Caroline done to help others?") is better served by one turn of each than by
+    five turns of one; a candidate without a stored vector is never penalised. λ = 0 keeps the
+    order. Only the ``k`` results are chosen so; the rest follow in their order, scores untouched
+    (review candidates are judged on their relevance). Each chosen score becomes its value when
+    chosen (non-increasing down the k: a value only falls as results are chosen), so later steps
+    that sort the results by score keep this order."""
+    if weight <= 0 or len(ordered) < 3:
+        return list(ordered)
+    n = len(ordered)
+    dim = next((len(v) for c in ordered if (v := vectors.get(c.id)) is not None), 0)
+    if dim == 0:
+        return list(ordered)
+    m = np.zeros((n, dim), dtype=np.float32)
+    for i, c in enumerate(ordered):
+        v = vectors.get(c.id)
+        if v is not None:
+            m[i] = np.asarray(v, dtype=np.float32)
+    sims = m @ m.T  # a row of zeros (no vector) is never penalised, nor penalises
+    scores = np.array([c.score for c in ordered], dtype=np.float64)
+    nearest = np.zeros(n)  # max(0, cos) to the results chosen so far
+    left = list(range(n))
+    out: list[Candidate] = []
+    while left and len(out) < k:
+        # The first of the best: candidates come in rank order, so ties keep it.
+        j = max(left, key=lambda i: (scores[i] * (1.0 - weight * nearest[i]), -i))
+        left.remove(j)
+        ordered[j].score = float(scores[j] * (1.0 - weight * nearest[j]))
+        out.append(ordered[j])
+        nearest = np.maximum(nearest, sims[j])
+    return out + [ordered[i] for i in left]

@@ -43,18 +43,16 @@ class SearchRows(Rows):
             cache.update((i, out.get(i)) for i in ids)
         return out
 
-    def rows_between(self, spans: Sequence[tuple[int, int]]) -> list[dict[str, Any]]:
-        """Light rows (as ``light_rows``) of the memories saved at rowids within any of these
-        inclusive spans: the turns around some candidates, in one query (a few for many spans)."""
-        out: list[dict[str, Any]] = []
+    def turns_within(self, spans: Sequence[tuple[int, int]]) -> list[sqlite3.Row]:
+        """(rowid, id, session_id, created_at, asks) of the memories saved at rowids within any of
+        these inclusive spans: the turns around some candidates, in one query (a few for many
+        spans). ``asks``: 1 if the text holds a question mark."""
+        out: list[sqlite3.Row] = []
         for i in range(0, len(spans), 400):  # SQLite caps the parameters of one statement
             part = spans[i : i + 400]
             where = " OR ".join(["rowid BETWEEN ? AND ?"] * len(part))
-            for found in self.query(f"SELECT {LIGHT_COLUMNS} FROM memories WHERE {where}",
-                                    [x for span in part for x in span]):
-                row = dict(found)
-                row["tags"] = tuple(json.loads(row["tags"] or "[]"))
-                out.append(row)
+            out += self.query(f"SELECT rowid, id, session_id, created_at, instr(content, '?') > 0 FROM memories WHERE {where}",
+                              [x for span in part for x in span])
         return out
 
     def memory_contents(self, ids: Sequence[str]) -> list[str]:

@@ -1,0 +1,46 @@
+"""Types from the parse (``nlp.classify.classify_parsed``) on sentences of the shapes the
+labelled conversations showed going wrong: which failures are debug logs, which acts are
+decisions, which habits are preferences. Hand-written cases: they prove behaviour, the
+labelled splits (tests/test_extract_quality.py) measure quality."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemo.models import MemoryType
+from mnemo.nlp.classify import classify_parsed
+from mnemo.nlp.entities import nlp
+
+CASES = {
+    # A failure of something technical is a debug log ...
+    "The TLS certificate on api.shop expired and the mobile app stopped connecting.": "debug_log",
+    "Query latency on the orders database jumped to 900 ms this morning.": "debug_log",
+    "The cache key did not include the price version.": "debug_log",
+    "Our CI minutes ran out on the 20th of the month.": "debug_log",
+    "The log partition on web-3 filled up overnight.": "debug_log",
+    # ... the same failure of anything else, or what a system cannot do, is a fact.
+    "Our boiler broke down on the coldest night of the year.": "fact",
+    "I failed the driving test in March.": "fact",
+    "The CI runners do not support ARM builds.": "fact",
+    "Black Friday traffic tripled the request rate on the checkout service.": "fact",
+    # Decisions: an option taken over another, a practice changed, an act a cause made us do,
+    # a fix, a step taken in response.
+    "Because of the price, we got a rail pass instead.": "decision",
+    "We now cycle to work.": "decision",
+    "The flood made us move the servers upstairs.": "decision",
+    "We fixed the API timeout by adding retries with backoff.": "decision",
+    "We're turning on strict type checks for the billing package in response.": "decision",
+    # Not decisions: an accident, taking up an activity without a reason.
+    "I dropped my phone in the lake on Saturday.": "fact",
+    "I started volunteering at the animal shelter last year.": "fact",
+    # Habits of a person are preferences; a thing's schedule is not.
+    "I play the piano every evening after dinner.": "preference",
+    "My daughter swims on Saturdays.": "preference",
+    "Our street has a residents' meeting every month.": "fact",
+}
+
+
+@pytest.mark.parametrize("text", sorted(CASES))
+def test_type_from_the_parse(text: str) -> None:
+    doc = nlp()(text)
+    assert classify_parsed(text, list(doc.sents)) == MemoryType(CASES[text])
