@@ -25,6 +25,7 @@ Two signals, both cheap next to the embedding the write path computes anyway:
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 from pathlib import Path
@@ -142,8 +143,8 @@ def load_examples(path: Path = EXAMPLES) -> list[tuple[str, str]]:
 class _Side:
     """One form of the examples (bare, or with ``NAME`` in front), embedded."""
 
-    def __init__(self, embedder: Any, texts: list[str], chatter: np.ndarray, typed: np.ndarray) -> None:
-        vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    def __init__(self, vectors: np.ndarray, chatter: np.ndarray, typed: np.ndarray) -> None:
+        self.vectors = vectors
         self.chatter = vectors[chatter]
         self.statements = vectors[~chatter]
         self.typed = vectors[typed]
@@ -158,15 +159,26 @@ class Prototypes:
         examples = load_examples()
         written = load_examples(PROTOTYPES)
         self.labels = np.array([label for label, _ in examples + written])
-        chatter = self.labels == "chatter"
         # Only the labelled conversations' statements carry a type; the prototypes say
         # "statement" and nothing more.
-        typed = np.array([label != "chatter" for label, _ in examples] + [False] * len(written))
-        self.statement_labels = self.labels[typed]
+        self._typed = np.array([label != "chatter" for label, _ in examples] + [False] * len(written))
+        self.statement_labels = self.labels[self._typed]
         self._texts = [text for _, text in examples + written]
-        self._chatter, self._typed = chatter, typed
         self._sides: dict[bool, _Side] = {}
         self._lock = threading.Lock()
+
+    def without(self, texts: set[str]) -> Prototypes:
+        """The same examples less ``texts`` (an evaluation holding a conversation's own units
+        out), sharing the vectors already made."""
+        keep = np.array([t not in texts for t in self._texts], dtype=bool)
+        out = copy.copy(self)
+        out.labels, out._typed = self.labels[keep], self._typed[keep]
+        out.statement_labels = out.labels[out._typed]
+        out._texts = [t for t, k in zip(self._texts, keep, strict=True) if k]
+        out._lock = threading.Lock()
+        with self._lock:
+            out._sides = {form: _Side(side.vectors[keep], out.labels == "chatter", out._typed) for form, side in self._sides.items()}
+        return out
 
     def _side(self, named: bool) -> _Side:
         """The examples in one form, embedded on first use (most conversations need one form)."""
@@ -174,7 +186,8 @@ class Prototypes:
             side = self._sides.get(named)
             if side is None:
                 texts = [f"{NAME}: {t}" for t in self._texts] if named else self._texts
-                side = self._sides[named] = _Side(self.embedder, texts, self._chatter, self._typed)
+                vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+                side = self._sides[named] = _Side(vectors, self.labels == "chatter", self._typed)
             return side
 
     def margin(self, vectors: np.ndarray, named: bool = False) -> np.ndarray:
