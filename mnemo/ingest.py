@@ -3,12 +3,15 @@
 1. Parse the conversation (``nlp.conversation``: JSON, Markdown chat, plain text).
 2. Candidates by turn and sentence, chatter dropped (``nlp.extract``; spaCy ``nlp.pipe`` in
    batches), each classified (``nlp.classify``).
-3. Fingerprints (``nlp.fingerprint``), with a gazetteer of the speakers' names, the names found
+3. Each candidate as it will be stored (the speaker named, "you" resolved) is embedded once: the
+   statement filter (``extract.judge``) reads its margin to the labelled chatter off that vector,
+   and the write path stores the same vector.
+4. Fingerprints (``nlp.fingerprint``), with a gazetteer of the speakers' names, the names found
    anywhere in this conversation and the names already in the store, so a name the model
    misses in one sentence is still found when it was recognised in another. A sentence in the
    first person from a named speaker keeps the name ("Alice: I prefer dark mode"), because
    "I" means nothing once the conversation is gone. A candidate that names nothing is dropped.
-4. The write path (``pipeline.write_memories``): embedding, the surprise-at-write rule, with
+5. The write path (``pipeline.write_memories``, with the vectors of step 3): the surprise-at-write rule, with
    near-duplicates (of stored memories or of each other) reported and not stored twice; then
    the links (``graph.enrich``), each memory against the ones before it.
 
@@ -110,18 +113,25 @@ def ingest(
             hint="JSON: a list of {role, content}; Markdown: **Name:** lines or ## Name headings; text: Name: lines or paragraphs",
         )
     sid = session_id or _session_for(turns)
-    cands, stats = extract.candidates(turns, progress=progress, embedder=core.embedder)
+    cands, stats = extract.candidates(turns, progress=progress)
 
     speakers = {t.speaker for t in turns if t.speaker is not None and extract.is_person(t.speaker)}
-    first_pass = {n for c in cands for n in entities_of(c.spans, None)}
+    addressee = addressees(turns, speakers)
+    said = [attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index)) for c in cands]
+    _ = core.index  # opens Chroma and checks the model before anything is embedded
+    vectors = core.embedder.embed([content for content, _ in said])
+    keep = extract.judge(cands, vectors, [content != c.text for c, (content, _) in zip(cands, said, strict=True)],
+                         core.embedder, stats)
+    first_pass = {n for i in keep for n in entities_of(cands[i].spans, None)}
     gaz = gazetteer(core, extra=sorted(speakers | first_pass))
     now = core.now()
-    addressee = addressees(turns, speakers)
     drafts: list[tuple[Memory, bool]] = []
+    stored_rows: list[int] = []
     skipped = 0
-    for c in cands:
+    for i in keep:
+        c = cands[i]
+        content, about = said[i]
         fp = fingerprint_spans(c.spans, c.text, c.type, gaz)
-        content, about = attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index))
         for who in about:
             name_ok = clean_entity(who)
             if name_ok and entity_key(name_ok) not in {entity_key(e) for e in fp.entities}:
@@ -140,11 +150,13 @@ def ingest(
             "meta": {
                 "speaker": c.speaker, "turn": c.turn.index, "part": c.part,
                 **({"conversation": name} if name else {}),
-                **({"statement": round(c.score, 4)} if c.score != float("inf") else {}),
+                **({"statement": round(c.score, 4), "evidence": c.evidence} if c.score != float("inf") else {}),
             },
         }
         m, _ = core.draft(item, f"turn {c.turn.index + 1}: ")
         drafts.append((replace(m, fingerprint=fp), True))
+        stored_rows.append(i)
+    kept_vectors = vectors[stored_rows]
 
     report = LinkReport()
     n_turns = len(turns)
@@ -154,12 +166,13 @@ def ingest(
             progress(max(0, round(n * n_turns / len(drafts))))
 
     if dry_run:
-        results = _dry_run(core, drafts)
+        results = _dry_run(core, drafts, kept_vectors)
         planned = plan_links(core, [r.memory for r in results if r.created], report)
         if progress:
             progress(n_turns)
     else:
-        results = pipeline.write_memories(core, drafts, write_progress, enrich="given", skip_duplicates=True, report=report)
+        results = pipeline.write_memories(core, drafts, write_progress, enrich="given", skip_duplicates=True, report=report,
+                                          vectors=kept_vectors)
         planned = []
     seconds = time.perf_counter() - t0
     kept = [r.memory for r in results if r.created]
@@ -199,7 +212,7 @@ def ingest(
     }
 
 
-def _dry_run(core: Core, drafts: list[tuple[Memory, bool]]) -> list[Any]:
+def _dry_run(core: Core, drafts: list[tuple[Memory, bool]], vectors: Any) -> list[Any]:
     """What the write path would decide, without writing: the surprise rule's duplicates."""
     from . import save as pipeline
     from .models import SaveResult
@@ -207,7 +220,6 @@ def _dry_run(core: Core, drafts: list[tuple[Memory, bool]]) -> list[Any]:
     if not drafts:
         return []
     memories = [m for m, _ in drafts]
-    vectors = core.embedder.embed([m.content for m in memories])
     annotated = pipeline._annotate(core, memories, vectors)
     keep = {i for i, (_, dup) in enumerate(annotated) if not dup}
     results: list[SaveResult] = pipeline._results(annotated, keep)

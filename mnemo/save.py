@@ -46,18 +46,23 @@ def write_memories(
     enrich: str = "defer",
     skip_duplicates: bool = False,
     report: LinkReport | None = None,
+    vectors: np.ndarray | None = None,
 ) -> list[SaveResult]:
     """``enrich`` says when the fingerprint and links are made (``graph.enrich``): "inline"
     computes the fingerprint (spaCy) before the write and the links right after (single saves);
     "given" takes the drafts' fingerprints (ingest) and links right after; "defer" queues the
     memories for ``enrich_pending`` (bulk writes, which must not pay for spaCy). With
     ``skip_duplicates`` a near-duplicate flagged by the surprise rule is reported
-    (``created=False``) and not stored."""
+    (``created=False``) and not stored. ``vectors`` (one row per draft, from ``core.embedder``
+    on the drafts' contents) saves embedding them again: ingest has them from its statement
+    filter."""
     from .graph import db as graph_db
     from .graph.enrich import fingerprint_memories, link_memories
     from .nlp.classify import classify
     from .nlp.tokens import count_many
 
+    if vectors is not None and len(vectors) != len(drafts):
+        raise ValueError(f"{len(vectors)} vectors for {len(drafts)} memories")
     results: list[SaveResult] = []
     model = core.store.kv_get("index.model_hash")
     for start in range(0, len(drafts), CHUNK):
@@ -76,9 +81,12 @@ def write_memories(
                 log.warning("fingerprints deferred, the spaCy model did not load: %s", exc)
                 mode = "defer"
         _ = core.index  # opens Chroma and checks the model before we write
-        vectors = core.embedder.embed([m.content for m in memories])
+        if vectors is None:
+            chunk = core.embedder.embed([m.content for m in memories])
+        else:
+            chunk = vectors[start : start + CHUNK]
         memories = [replace(m, embed_model=core.embedder.model_hash) for m in memories]
-        annotated = _annotate(core, memories, vectors)
+        annotated = _annotate(core, memories, chunk)
         keep = [i for i, (_, dup) in enumerate(annotated) if not (skip_duplicates and dup)]
         stored = [annotated[i][0] for i in keep]
         if stored:
@@ -90,7 +98,7 @@ def write_memories(
                     # its links or its place in the enrichment queue.
                     graph_db.queue(w.store, [m.id for m in stored], core.now())
                 w.store.mark_activity(core.now())
-                w.upsert(stored, vectors[keep])
+                w.upsert(stored, chunk[keep])
             if mode != "defer":
                 link_memories(core, stored, report)
         results.extend(_results(annotated, set(keep)))

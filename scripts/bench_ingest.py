@@ -5,7 +5,8 @@ model, as `mnemo ingest` runs them). The conversation is generated from template
 seed: chatter, questions, decisions with reasons, preferences, bug reports, fixes and facts over
 pools of names and topics, like a long working chat.
 
-    .venv/bin/python scripts/bench_ingest.py                # 5,000 turns
+    .venv/bin/python scripts/bench_ingest.py                # 5,000 turns, in process with the models loaded
+    .venv/bin/python scripts/bench_ingest.py --daemon       # through a real daemon, warmed by a first ingest
     .venv/bin/python scripts/bench_ingest.py --turns 500 --embedder hash-64
     .venv/bin/python scripts/bench_ingest.py --import-check # also: bulk import vs the bare embedder
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -71,64 +73,120 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--turns", type=int, default=5000)
     ap.add_argument("--embedder", default="all-MiniLM-L6-v2", help="all-MiniLM-L6-v2 (default) or hash-64")
+    ap.add_argument("--daemon", action="store_true", help="ingest through a running daemon (warmed by a first ingest)")
     ap.add_argument("--import-check", action="store_true", help="also compare `import` with the bare embedder")
     ap.add_argument("--json", action="store_true", help="print the numbers as JSON")
     args = ap.parse_args()
 
-    from mnemo.clock import Clock
-    from mnemo.config import load_settings
-    from mnemo.engine import Mnemo
-    from mnemo.nlp.embedder import make_embedder
-    from mnemo.nlp.entities import nlp
-
     with tempfile.TemporaryDirectory(prefix="mnemo-bench-ingest-") as tmp:
         conv = Path(tmp) / "conversation.json"
         conv.write_text(json.dumps(generate(args.turns)), encoding="utf-8")
-        settings = load_settings(home=Path(tmp) / "home", overrides={"embedding.model": args.embedder})
-        embedder = make_embedder(args.embedder)
-        embedder.embed(["warm up the model"])
-        model = nlp()  # models load once per process; the figure is the steady rate
-        # The same machine's bare rates, for scale (a busy machine slows everything alike).
-        sample = [t["content"] for t in generate(600, seed=3)]
-        t = time.perf_counter()
-        embedder.embed(sample)
-        embed_rate = len(sample) / (time.perf_counter() - t)
-        t = time.perf_counter()
-        list(model.pipe(sample, batch_size=64))
-        spacy_rate = len(sample) / (time.perf_counter() - t)
-        with Mnemo(settings, clock=Clock(1_770_000_000.0 + args.turns * 90 + 60), embedder=embedder) as m:
-            _ = m.core.index
-            t = time.perf_counter()
-            result = m.ingest(str(conv))
-            seconds = time.perf_counter() - t
-            numbers = {
-                "turns": result["turns"],
-                "seconds": round(seconds, 2),
-                "turns_per_second": round(result["turns"] / seconds, 1),
-                "memories_kept": result["kept"],
-                "duplicates_not_stored": result["duplicates"],
-                "chatter_turns": result["chatter_turns"],
-                "dropped_sentences": result["dropped"],
-                "by_type": result["by_type"],
-                "links": result["links"],
-                "embedder": args.embedder,
-                "bare_embedder_texts_per_second": round(embed_rate, 1),
-                "bare_spacy_docs_per_second": round(spacy_rate, 1),
-            }
-            if args.import_check:
-                numbers.update(_import_check(m, Path(tmp), embedder))
+        home = Path(tmp) / "home"
+        numbers = (_via_daemon if args.daemon else _in_process)(args, conv, home)
+    numbers["load_average"] = [round(x, 2) for x in os.getloadavg()]
     if args.json:
         print(json.dumps(numbers))
         return
-    print(f"ingest: {numbers['turns']} turns in {numbers['seconds']} s = {numbers['turns_per_second']} turns/s ({args.embedder})")
+    where = "through the warm daemon" if args.daemon else "in process, models loaded"
+    print(f"ingest ({where}): {numbers['turns']} turns in {numbers['seconds']} s = {numbers['turns_per_second']} turns/s "
+          f"({args.embedder}, {numbers['backend']})")
     print(f"kept {numbers['memories_kept']} memories {numbers['by_type']}; {numbers['duplicates_not_stored']} duplicates not stored; "
           f"{numbers['chatter_turns']} chatter turns and {numbers['dropped_sentences']} sentences dropped")
     print(f"links: {numbers['links']}")
     print(f"for scale, on this machine now: bare embedder {numbers['bare_embedder_texts_per_second']} texts/s, "
-          f"spaCy {numbers['bare_spacy_docs_per_second']} docs/s")
+          f"spaCy {numbers['bare_spacy_docs_per_second']} docs/s; ingest turns/s over bare embedder texts/s "
+          f"{numbers['ratio_to_bare_embedder']:.2f}; load average {numbers['load_average']}")
     if args.import_check:
         print(f"import: {numbers['import_per_second']} memories/s; bare embedder {numbers['embedder_per_second']} texts/s "
               f"({numbers['import_ratio']:.0%})")
+
+
+def _bare_rates(embedder, model) -> tuple[float, float]:  # noqa: ANN001
+    """The same machine's bare rates on turns of the same generator, for scale (a busy machine
+    slows everything alike)."""
+    sample = [t["content"] for t in generate(600, seed=3)]
+    t = time.perf_counter()
+    embedder.embed(sample)
+    embed_rate = len(sample) / (time.perf_counter() - t)
+    t = time.perf_counter()
+    list(model.pipe(sample, batch_size=64))
+    return embed_rate, len(sample) / (time.perf_counter() - t)
+
+
+def _numbers(result: dict, seconds: float, args: argparse.Namespace, backend: str, rates: tuple[float, float]) -> dict:
+    return {
+        "turns": result["turns"],
+        "seconds": round(seconds, 2),
+        "turns_per_second": round(result["turns"] / seconds, 1),
+        "memories_kept": result["kept"],
+        "duplicates_not_stored": result["duplicates"],
+        "chatter_turns": result["chatter_turns"],
+        "dropped_sentences": result["dropped"],
+        "by_type": result["by_type"],
+        "links": result["links"],
+        "embedder": args.embedder,
+        "backend": backend,
+        "bare_embedder_texts_per_second": round(rates[0], 1),
+        "bare_spacy_docs_per_second": round(rates[1], 1),
+        "ratio_to_bare_embedder": result["turns"] / seconds / rates[0],
+    }
+
+
+def _in_process(args: argparse.Namespace, conv: Path, home: Path) -> dict:
+    """The engine in this process with its models loaded first: what a warm daemon runs."""
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+    from mnemo.nlp.entities import nlp
+
+    settings = load_settings(home=home, overrides={"embedding.model": args.embedder})
+    with Mnemo(settings, clock=Clock(1_770_000_000.0 + args.turns * 90 + 60)) as m:
+        embedder = m.core.embedder  # the backend the settings choose (ONNX unless told otherwise), as the daemon's
+        embedder.embed(["warm up the model"])
+        model = nlp()
+        _ = m.core.index
+        rates = _bare_rates(embedder, model)
+        t = time.perf_counter()
+        result = m.ingest(str(conv))
+        seconds = time.perf_counter() - t
+        numbers = _numbers(result, seconds, args, type(embedder).__name__, rates)
+        if args.import_check:
+            numbers.update(_import_check(m, conv.parent, embedder))
+    return numbers
+
+
+def _via_daemon(args: argparse.Namespace, conv: Path, home: Path) -> dict:
+    """A real daemon on the throwaway home, warmed by a first small ingest (models, spaCy and
+    the index loaded), then the conversation sent to it by a client."""
+    from mnemo.client import RemoteMnemo
+    from mnemo.config import load_settings
+    from mnemo.daemon.process import start_daemon, stop_daemon
+    from mnemo.nlp.embedder import make_embedder
+    from mnemo.nlp.entities import nlp
+
+    os.environ.update({"MNEMO_EMBEDDING_MODEL": args.embedder, "HF_HUB_OFFLINE": "1"})
+    start_daemon(home, timeout=600)
+    try:
+        client = RemoteMnemo.connect(home)
+        assert client is not None, "the daemon did not answer"
+        warm = conv.parent / "warm.json"
+        warm.write_text(json.dumps(generate(40, seed=5)), encoding="utf-8")
+        client.ingest(str(warm), session_id="warm-up")
+        # The bare rates with the daemon's embedder settings (its exported model), in this
+        # process, before the run.
+        e = load_settings(home=home).embedding
+        embedder = make_embedder(e.model, e.batch_size, backend=e.backend, cache_dir=home / "models")
+        embedder.embed(["warm up the model"])
+        rates = _bare_rates(embedder, nlp())
+        backend = type(embedder).__name__
+        del embedder
+        t = time.perf_counter()
+        result = client.ingest(str(conv))
+        seconds = time.perf_counter() - t
+        client.close()
+    finally:
+        stop_daemon(home)
+    return _numbers(result, seconds, args, backend, rates)
 
 
 def _import_check(m, tmp: Path, embedder) -> dict:  # noqa: ANN001

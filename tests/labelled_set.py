@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
 
 HERE = Path(__file__).parent / "labelled"
 TYPES = ("decision", "preference", "debug_log", "session_note", "fact", "chatter")
@@ -241,13 +238,7 @@ def examples_without(engine: object, conv: Conversation) -> Iterator[None]:
     if full is None or not mine & {t for _, t in examples}:
         yield
         return
-    keep = np.array([t not in mine for _, t in examples])
-    labels = np.array([lab for lab, _ in examples])
-    chatter = labels == "chatter"
-    held = copy.copy(full)
-    held.chatter = full.chatter[keep[chatter]]
-    held.statements = full.statements[keep[~chatter]]
-    held.statement_labels = full.statement_labels[keep[~chatter]]
+    held = full.without(mine)
     with mock.patch.object(statement, "prototypes", lambda _embedder: held):
         yield
 
