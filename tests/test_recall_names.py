@@ -106,3 +106,20 @@ def test_a_question_naming_someone_finds_their_memory_first(real_engine: Mnemo) 
 def test_an_unknown_name_or_no_name_changes_nothing(real_engine: Mnemo, query: str) -> None:
     real_engine.save_many([{"content": f} for f in FACTS])
     assert _ranked(real_engine, query, 1.0) == _ranked(real_engine, query, 0.0)
+
+
+def test_a_note_searched_with_its_own_vector_is_left_alone(real_engine: Mnemo) -> None:
+    """The related pane searches with a note's text and its stored vector: a document, not a
+    question about someone, so the names step does not run (it would on the same text alone)."""
+    from mnemo.recall.pipeline import recall
+
+    real_engine.save_many([{"content": f} for f in FACTS])
+    text = "What did Melanie research about adoption agencies?"
+    vec = real_engine.core.embedder.embed_query(text)
+
+    def ranked(boost: float) -> list[tuple[str, float]]:
+        real_engine.settings.recall.name_boost = boost
+        return [(h.content, h.score) for h in recall(real_engine.core, text, k=5, touch=False, query_vector=vec)]
+
+    assert ranked(1.0) == ranked(0.0)
+    assert _ranked(real_engine, text, 1.0) != _ranked(real_engine, text, 0.0)

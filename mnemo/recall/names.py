@@ -27,7 +27,9 @@ A soft penalty, never a filter: a memory that answers without the name ("She res
 adoption agencies") keeps its place when its relevance is clearly ahead. Relevance only falls,
 so the pipeline's bound on what can still reach the head stays exact when divided by 1 + β.
 
-A name the store has never seen changes nothing: it is not stripped and no candidate holds it.
+Not applied to an exact phrase, nor to a note searched with its own vector (the related pane: a
+document, where every capitalised word would count as a name). A name the store has never seen
+changes nothing: it is not stripped and no candidate holds it.
 (A word the store holds only in lower case, "rose", is stripped from the dense query but
 penalises nothing, since no candidate holds it capitalised.)
 """

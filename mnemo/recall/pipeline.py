@@ -68,13 +68,16 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 else None)
     f = make_filters(tier, **filters)
     n = max(s.candidates, k * 3)
+    # Names the query gives that the store holds: the dense side embeds the query without them,
+    # and memories naming none of them lose relevance below (names.py). Not for an exact phrase,
+    # nor for a note searched with its own vector (the related pane): a document, not a question
+    # about someone, and every capitalised word of it would count as a name.
+    asks = s.name_boost > 0 and not q.phrase and query_vector is None
+    names = known_names(core, query_names(q.text)) if asks else []
+    semantic = strip_names(q.semantic, names) if names else q.semantic
+
     # The query is embedded and the vector index asked on a worker thread while FTS5 runs
     # here: all three leave the GIL, so on two cores the keyword searches cost no extra wall time.
-
-    # Names the query gives that the store holds: the dense side embeds the query without them,
-    # and memories naming none of them lose relevance below (names.py).
-    names = known_names(core, query_names(q.text)) if s.name_boost > 0 and not q.phrase else []
-    semantic = strip_names(q.semantic, names) if names else q.semantic
 
     def dense() -> tuple[Any, Any]:
         vec = core.embedder.embed_query(semantic) if query_vector is None else query_vector
