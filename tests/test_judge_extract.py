@@ -185,3 +185,35 @@ def test_eval_extract_measures_the_model_path_when_the_url_is_in_the_environment
     row = json.loads(out.stdout)["in_sample_pooled"]
     assert len(extraction_requests()) == 1
     assert (row["memories"], row["cited_kept"], row["uncited_kept"], row["named"]) == (2, 1.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("answer, reason", [
+    ('{"memories": [{"turns": [], "type": "fact", "text": "Bob owns a boat."}]}', "non-empty list"),
+    ('{"memories": [{"turns": [true], "type": "fact", "text": "Bob owns a boat."}]}', "non-empty list"),
+    ('{"memories": [{"turns": ["2"], "type": "fact", "text": "Bob owns a boat."}]}', "non-empty list"),
+    ('{"memories": [{"turns": [2], "type": "Fact", "text": "Bob owns a boat."}]}', "is not one of"),
+    ('{"memories": [{"turns": [2], "type": "fact", "text": ""}]}', "text must be"),
+    ('{"memories": [{"turns": [2], "type": "fact", "text": "' + "Bob owns a boat. " * 40 + '"}]}', "text must be"),
+    ('{"memories": ["Bob owns a boat."]}', "not an object"),
+    ('[{"turns": [2], "type": "fact", "text": "Bob owns a boat."}]', '"memories" list'),
+    ('{"memories": [{"turns": [2], "type": "fact", "text": "Bob owns a boat."}]} and more', "not JSON"),
+])
+def test_parse_rejects_every_answer_not_of_the_shape_asked(answer: str, reason: str) -> None:
+    from mnemo.judge_extract import Unusable, parse
+
+    with pytest.raises(Unusable, match=reason):
+        parse(answer, {1, 2, 3})
+
+
+def test_parse_reads_a_fenced_answer_and_batches_respect_the_size() -> None:
+    from mnemo.judge_extract import BATCH_CHARS, batches, parse
+    from mnemo.models import MemoryType
+    from mnemo.nlp.conversation import Turn
+
+    fenced = '```json\n{"memories": [{"turns": [3, 2, 3], "type": "decision", "text": "Bob  chose   Postgres."}]}\n```'
+    assert parse(fenced, {2, 3}) == [((2, 3), MemoryType.DECISION, "Bob chose Postgres.")]
+    assert parse('{"memories": []}', {1}) == []
+    turns = [Turn(i, "Bob", "word " * 500) for i in range(12)]  # 2,500 characters each
+    sizes = [len(b) for b in batches(turns, 30)]
+    assert sizes == [3, 3, 3, 3] and 3 * 2511 <= BATCH_CHARS < 4 * 2511  # text, name and the line's frame
+    assert [len(b) for b in batches(turns[:5], 2)] == [2, 2, 1]
