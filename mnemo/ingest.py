@@ -85,7 +85,8 @@ def context_before(turns: list[Any], index: int) -> str | None:
     (``meta.context``; ``store.fts`` weighs it below the memory's own words). The question a
     turn answers holds the words a later query repeats ("What got you into pottery?" before
     "I started after my dad passed"), and a question is no statement, so it is not stored
-    itself. Text only: the speaker's name would make every reply to a person match that person."""
+    itself. The text only: the memory names its own speaker, and the asker's name in the
+    context would lend every reply the name of whoever spoke before it."""
     if index <= 0 or index > len(turns):
         return None
     text = str(turns[index - 1].text).strip()
