@@ -76,8 +76,9 @@ class RecallSettings:
     time_boost: float = 0.0
     # A query naming someone the store knows: the dense side embeds it without the name, and memories naming none of
     # the query's names lose relevance by 1 + this (names.py); 0 = off. Grid 0/0.5/1/2/4 (LoCoMo dev, leave one
-    # conversation out): 1.0 chosen in 3 of 3 folds for every path at once; held out observations 0.657 -> 0.673,
-    # turns 0.765 -> 0.798, ingest 0.674 -> 0.716. README, "Evidence recall on LoCoMo conversations".
+    # conversation out): 1.0 chosen in 3 of 3 folds for every path at once, 8 of 9 per path; held out with one
+    # setting, observations 0.657 -> 0.673, turns 0.765 -> 0.788, ingest 0.739 -> 0.743 (with contextual indexing).
+    # README, "Evidence recall on LoCoMo conversations".
     name_boost: float = 1.0
     # Maximal marginal relevance over the k results (rerank.diversify); 0 = off. 0.3 (grid 0/0.3, and 0.5 in an
     # earlier grid) was chosen in 3 of 3 leave-one-out folds on the turn paths and for every path at once: turns
