@@ -123,3 +123,26 @@ def test_an_older_store_gains_the_context_column_and_keeps_its_data(home: Path, 
         assert set(_bm25(m, "lisbon")) == {saved[1].id}
         # The doctor's keyword-index check agrees with the migrated table.
         assert m.core.store.fts_stale_ids() == []
+
+
+def test_the_doctor_sees_a_keyword_row_whose_context_went_stale(home: Path, clock) -> None:
+    settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
+    with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
+        saved = m.save_many([{"content": "Bob: it calmed me down a lot", "meta": {"context": "what got you into pottery"}}])
+        mid = saved[0].id
+        assert m.core.store.fts_stale_ids() == []
+        rowid = m.core.store.query("SELECT rowid FROM memories WHERE id = ?", (mid,))[0][0]
+    # Another writer (or a crash between the two writes) left the keyword row's context behind.
+    conn = sqlite3.connect(m.core.store.path)
+    try:
+        conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (rowid,))
+        conn.execute("INSERT INTO memories_fts (rowid, id, content, tags, context) VALUES (?, ?, ?, '', 'an old question')",
+                     (rowid, mid, "Bob: it calmed me down a lot"))
+        conn.commit()
+    finally:
+        conn.close()
+    with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
+        assert m.core.store.fts_stale_ids() == [mid]
+        m.core.store.fts_rebuild()
+        assert m.core.store.fts_stale_ids() == []
+        assert set(_bm25(m, "pottery")) == {mid}
