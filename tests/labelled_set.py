@@ -86,8 +86,8 @@ def parse(text: str) -> list[Conversation]:
     return convs
 
 
-SPLITS = ("train", "train2", "test", "test2")
-HELD_OUT = ("test", "test2")
+SPLITS = ("train", "train2", "test", "test2", "test3")
+HELD_OUT = ("test", "test2", "test3")
 
 
 def load(split: str) -> list[Conversation]:
