@@ -160,6 +160,9 @@ class JudgeSettings:
     model: str = "local"
     timeout: float = 10.0  # seconds per request; on failure the deterministic rules decide
     api_key: str | None = None  # sent as a Bearer token when the endpoint wants one
+    extract: bool = True  # with a url, ingest asks the endpoint which turns to keep, as what statements
+    extract_batch: int = 30  # turns per extraction request (fewer for a server with a small context window)
+    extract_timeout: float = 120.0  # seconds per extraction request: it writes statements, not one word
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 1. Parse the conversation (``nlp.conversation``: JSON, Markdown chat, plain text).
 2. Candidates by turn and sentence, chatter dropped (``nlp.extract``; spaCy ``nlp.pipe`` in
-   batches), each classified (``nlp.classify``).
+   batches), each classified (``nlp.classify``). With ``judge.url`` set, a model writes them
+   per batch of turns instead, the rules taking any batch it answers unusably (``judge_extract``).
 3. Each candidate as it will be stored (the speaker named, "you" resolved) is embedded once: the
    statement filter (``extract.judge``) reads its margin to the labelled chatter off that vector,
    and the write path stores the same vector.
@@ -95,6 +96,7 @@ def ingest(
 ) -> IngestReport:
     """Ingest a conversation (a file path, or its text with an optional ``format`` hint:
     json, markdown or text). ``progress`` advances by 2 units per turn in all."""
+    from . import judge_extract
     from . import save as pipeline
     from .graph.enrich import LinkReport, gazetteer, plan_links
     from .nlp import conversation, extract
@@ -113,14 +115,15 @@ def ingest(
             hint="JSON: a list of {role, content}; Markdown: **Name:** lines or ## Name headings; text: Name: lines or paragraphs",
         )
     sid = session_id or _session_for(turns)
-    cands, stats = extract.candidates(turns, progress=progress)
+    cands, stats = judge_extract.candidates(core, turns, progress)  # the rules' unless judge.url is set
 
     speakers = {t.speaker for t in turns if t.speaker is not None and extract.is_person(t.speaker)}
     addressee = addressees(turns, speakers)
-    said = [attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index)) for c in cands]
+    said = [c.said if isinstance(c, judge_extract.Stated)
+            else attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index)) for c in cands]
     _ = core.index  # opens Chroma and checks the model before anything is embedded
     vectors = core.embedder.embed([content for content, _ in said])
-    keep = extract.judge(cands, vectors, [content != c.text for c, (content, _) in zip(cands, said, strict=True)],
+    keep = judge_extract.judge(cands, vectors, [content != c.text for c, (content, _) in zip(cands, said, strict=True)],
                          core.embedder, stats)
     first_pass = {n for i in keep for n in entities_of(cands[i].spans, None)}
     gaz = gazetteer(core, extra=sorted(speakers | first_pass))
@@ -149,7 +152,7 @@ def ingest(
             "created_at": c.turn.timestamp if c.turn.timestamp is not None else now,
             "meta": {
                 "speaker": c.speaker, "turn": c.turn.index, "part": c.part,
-                **({"conversation": name} if name else {}),
+                **({"conversation": name} if name else {}), **judge_extract.meta(c),
                 **({"statement": round(c.score, 4), "evidence": c.evidence} if c.score != float("inf") else {}),
             },
         }
