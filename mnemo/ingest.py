@@ -18,9 +18,10 @@
 
 Every memory carries ``source = ingest`` (trust 0.5), the conversation's ``session_id`` (given,
 or derived from the text so re-ingesting the same conversation lands in the same session), the
-turn's timestamp when the conversation has one, and ``meta`` with the speaker, the turn and the
-position in the turn. ``dry_run`` runs every step but the writes and returns what would be
-stored and linked.
+turn's timestamp when the conversation has one, and ``meta`` with the speaker, the turn, the
+position in the turn and the text of the turn before (``context``: indexed for keyword search
+beside the content, never shown; see ``context_before``). ``dry_run`` runs every step but the
+writes and returns what would be stored and linked.
 """
 
 from __future__ import annotations
@@ -75,6 +76,22 @@ def attributed(text: str, speaker: str | None, addressee: str | None) -> tuple[s
     if text.startswith(speaker) and not you:
         return text, about
     return (f"{speaker} (to {you}): {text}" if you else f"{speaker}: {text}"), about
+
+
+CONTEXT_CHARS = 1000  # a pasted page before a turn is not its context; its opening is enough
+
+
+def context_before(turns: list[Any], index: int) -> str | None:
+    """The turn before turn ``index``, as the memories of that turn are indexed with it
+    (``meta.context``; ``store.fts`` weighs it below the memory's own words). The question a
+    turn answers holds the words a later query repeats ("What got you into pottery?" before
+    "I started after my dad passed"), and a question is no statement, so it is not stored
+    itself. The text only: the memory names its own speaker, and the asker's name in the
+    context would lend every reply the name of whoever spoke before it."""
+    if index <= 0 or index > len(turns):
+        return None
+    text = str(turns[index - 1].text).strip()
+    return text[:CONTEXT_CHARS] or None
 
 
 def _session_for(turns: list[Any]) -> str:
@@ -152,6 +169,7 @@ def ingest(
             "created_at": c.turn.timestamp if c.turn.timestamp is not None else now,
             "meta": {
                 "speaker": c.speaker, "turn": c.turn.index, "part": c.part,
+                **({"context": ctx} if (ctx := context_before(turns, c.turn.index)) else {}),
                 **({"conversation": name} if name else {}), **judge_extract.meta(c),
                 **({"statement": round(c.score, 4), "evidence": c.evidence} if c.score != float("inf") else {}),
             },
