@@ -2,7 +2,8 @@
 
 1. Parse the conversation (``nlp.conversation``: JSON, Markdown chat, plain text).
 2. Candidates by turn and sentence, chatter dropped (``nlp.extract``; spaCy ``nlp.pipe`` in
-   batches), each classified (``nlp.classify``).
+   batches), each classified (``nlp.classify``). With ``judge.url`` set, a model writes them
+   per batch of turns instead, the rules taking any batch it answers unusably (``judge_extract``).
 3. Each candidate as it will be stored (the speaker named, "you" resolved) is embedded once: the
    statement filter (``extract.judge``) reads its margin to the labelled chatter off that vector,
    and the write path stores the same vector.
@@ -17,9 +18,10 @@
 
 Every memory carries ``source = ingest`` (trust 0.5), the conversation's ``session_id`` (given,
 or derived from the text so re-ingesting the same conversation lands in the same session), the
-turn's timestamp when the conversation has one, and ``meta`` with the speaker, the turn and the
-position in the turn. ``dry_run`` runs every step but the writes and returns what would be
-stored and linked.
+turn's timestamp when the conversation has one, and ``meta`` with the speaker, the turn, the
+position in the turn and the text of the turn before (``context``: indexed for keyword search
+beside the content, never shown; see ``context_before``). ``dry_run`` runs every step but the
+writes and returns what would be stored and linked.
 """
 
 from __future__ import annotations
@@ -76,6 +78,22 @@ def attributed(text: str, speaker: str | None, addressee: str | None) -> tuple[s
     return (f"{speaker} (to {you}): {text}" if you else f"{speaker}: {text}"), about
 
 
+CONTEXT_CHARS = 1000  # a pasted page before a turn is not its context; its opening is enough
+
+
+def context_before(turns: list[Any], index: int) -> str | None:
+    """The turn before turn ``index``, as the memories of that turn are indexed with it
+    (``meta.context``; ``store.fts`` weighs it below the memory's own words). The question a
+    turn answers holds the words a later query repeats ("What got you into pottery?" before
+    "I started after my dad passed"), and a question is no statement, so it is not stored
+    itself. The text only: the memory names its own speaker, and the asker's name in the
+    context would lend every reply the name of whoever spoke before it."""
+    if index <= 0 or index > len(turns):
+        return None
+    text = str(turns[index - 1].text).strip()
+    return text[:CONTEXT_CHARS] or None
+
+
 def _session_for(turns: list[Any]) -> str:
     h = hashlib.sha256()
     for t in turns[:200]:
@@ -95,6 +113,7 @@ def ingest(
 ) -> IngestReport:
     """Ingest a conversation (a file path, or its text with an optional ``format`` hint:
     json, markdown or text). ``progress`` advances by 2 units per turn in all."""
+    from . import judge_extract
     from . import save as pipeline
     from .graph.enrich import LinkReport, gazetteer, plan_links
     from .nlp import conversation, extract
@@ -113,14 +132,15 @@ def ingest(
             hint="JSON: a list of {role, content}; Markdown: **Name:** lines or ## Name headings; text: Name: lines or paragraphs",
         )
     sid = session_id or _session_for(turns)
-    cands, stats = extract.candidates(turns, progress=progress)
+    cands, stats = judge_extract.candidates(core, turns, progress)  # the rules' unless judge.url is set
 
     speakers = {t.speaker for t in turns if t.speaker is not None and extract.is_person(t.speaker)}
     addressee = addressees(turns, speakers)
-    said = [attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index)) for c in cands]
+    said = [c.said if isinstance(c, judge_extract.Stated)
+            else attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index)) for c in cands]
     _ = core.index  # opens Chroma and checks the model before anything is embedded
     vectors = core.embedder.embed([content for content, _ in said])
-    keep = extract.judge(cands, vectors, [content != c.text for c, (content, _) in zip(cands, said, strict=True)],
+    keep = judge_extract.judge(cands, vectors, [content != c.text for c, (content, _) in zip(cands, said, strict=True)],
                          core.embedder, stats)
     first_pass = {n for i in keep for n in entities_of(cands[i].spans, None)}
     gaz = gazetteer(core, extra=sorted(speakers | first_pass))
@@ -149,7 +169,8 @@ def ingest(
             "created_at": c.turn.timestamp if c.turn.timestamp is not None else now,
             "meta": {
                 "speaker": c.speaker, "turn": c.turn.index, "part": c.part,
-                **({"conversation": name} if name else {}),
+                **({"context": ctx} if (ctx := context_before(turns, c.turn.index)) else {}),
+                **({"conversation": name} if name else {}), **judge_extract.meta(c),
                 **({"statement": round(c.score, 4), "evidence": c.evidence} if c.score != float("inf") else {}),
             },
         }

@@ -4,6 +4,8 @@
   and of which type? Returns the link to store, or None.
 - ``same(a, b)``: do two memories say the same thing (may they be merged)?
 
+Extraction at ingest asks the same endpoint through ``HttpJudge.ask`` (``mnemo.judge_extract``).
+
 ``RuleJudge`` is the default: deterministic and offline; it keeps what the rules propose and
 calls two memories the same when their words nearly coincide and they do not contradict.
 ``HttpJudge`` asks an OpenAI-compatible chat-completions endpoint (a local model server such as
@@ -85,24 +87,29 @@ class HttpJudge:
         self._down_until = 0.0
         self._lock = threading.Lock()
 
-    def _ask(self, system: str, user: str) -> str | None:
+    def ask(self, system: str, user: str, max_tokens: int = 8, timeout: float | None = None,
+            json_answer: bool = False) -> str | None:
+        """The model's answer, or None when the endpoint failed (or is resting after a failure).
+        ``json_answer`` asks the server for a JSON object (``response_format``, which llama.cpp,
+        vLLM and Ollama honour); the caller still validates what comes back."""
         with self._lock:
             if time.monotonic() < self._down_until:
                 return None
-        body = json.dumps(
-            {
-                "model": self.model,
-                "temperature": 0,
-                "max_tokens": 8,
-                "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            }
-        ).encode()
+        request: dict[str, Any] = {
+            "model": self.model,
+            "temperature": 0,
+            "max_tokens": max_tokens,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+        }
+        if json_answer:
+            request["response_format"] = {"type": "json_object"}
+        body = json.dumps(request).encode()
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310 - a configured URL
+            with urllib.request.urlopen(req, timeout=self.timeout if timeout is None else timeout) as resp:  # noqa: S310 - a configured URL
                 data = json.loads(resp.read().decode("utf-8"))
             return str(data["choices"][0]["message"]["content"]).strip()
         except (urllib.error.URLError, OSError, ValueError, KeyError, IndexError, TypeError) as exc:
@@ -112,7 +119,7 @@ class HttpJudge:
             return None
 
     def relation(self, new: Memory, old: Memory, proposed: Link) -> Link | None:
-        answer = self._ask(
+        answer = self.ask(
             "You classify how a newer memory relates to an older one. Answer with exactly one word from: "
             + ", ".join(RELATIONS) + ", none. Say none unless the relation is clear.",
             f"Older memory: {old.content[:1500]}\nNewer memory: {new.content[:1500]}\n"
@@ -128,7 +135,7 @@ class HttpJudge:
         return orient(new, old, word, "model", MODEL_WEIGHT, proposed.created_at)
 
     def same(self, a: Memory, b: Memory) -> bool:
-        answer = self._ask(
+        answer = self.ask(
             "You decide whether two memories state the same thing and can be merged into one. Answer yes or no.",
             f"Memory A: {a.content[:1500]}\nMemory B: {b.content[:1500]}",
         )

@@ -81,14 +81,17 @@ ABLATIONS = {
     "- conversation context": {"recall.neighbour_weight": 0.0},
     "- retention re-rank": {"recall.rerank_weight": 0.0},
     "- review blending": {"recall.review_ratio": 0.0},
+    "- names in the query": {"recall.name_boost": 0.0},
 }
 # What --folds loo chooses among unless --grid is given: the knobs whose best value could
 # plausibly differ between conversations (the fusion weights of the intent, result diversity, the
-# share a question lends its answer); the first value of each is mnemo's default.
+# share a question lends its answer, the names step on or off); the first value of each is
+# mnemo's default.
 DEFAULT_GRID = {
     "recall.intent": ["recall", "general"],
     "recall.diversity": [0.3, 0.0],
     "recall.answer_weight": [0.5, 0.0],
+    "recall.name_boost": [1.0, 0.0],
 }
 
 

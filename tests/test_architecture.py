@@ -34,7 +34,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "features": (
         "mnemo.recall", "mnemo.lifecycle", "mnemo.graph", "mnemo.vault", "mnemo.sources", "mnemo.export",
         "mnemo.ingest", "mnemo.capture", "mnemo.save", "mnemo.importer", "mnemo.edit", "mnemo.doctor",
-        "mnemo.judge", "mnemo.reindex", "mnemo.obsidian",
+        "mnemo.judge", "mnemo.judge_extract", "mnemo.reindex", "mnemo.obsidian",
     ),
     # the public operations, and the helpers that drive them (through any MnemoAPI: in-process or
     # the daemon's client)

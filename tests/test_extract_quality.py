@@ -1,7 +1,7 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
-- The held-out test splits of the hand-labelled conversations (tests/labelled/test.txt and
-  test2.txt, never used to develop a rule): types, chatter, causal precision and recall, at
+- The held-out test splits of the hand-labelled conversations (tests/labelled/test.txt,
+  test2.txt and test3.txt, never used to develop a rule): types, chatter, causal precision and recall, at
   the goal's levels where the split reaches them, else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
 """
@@ -43,12 +43,13 @@ def test_held_out_split_meets_the_goals(real_engine) -> None:
     score, _ = evaluate(real_engine, load("test"))
     s = score.summary()
     assert score.gold_links >= 20 and score.near_misses >= 15
-    # Measured once after the types16 rules (scripts/eval_labelled.py --split test): types
-    # 0.859 (goal 0.85, met), causal precision 0.833 (15 of 18; the goal 0.9 is not met on
-    # this split, so the level reached is asserted), recall 0.652, chatter kept 0.095.
+    # Measured once after the causal rules of the third round (scripts/eval_labelled.py
+    # --split test): types 0.859 (goal 0.85, met), causal precision 0.895 (17 of 19; the goal
+    # 0.9 is not met on this split, so the level reached is asserted), recall 0.739 (17 of
+    # 23), chatter kept 0.071.
     assert s["type_accuracy"] >= 0.85, s
-    assert s["link_precision"] >= 0.83, s
-    assert s["link_recall"] >= 0.65, s
+    assert s["link_precision"] >= 0.89, s
+    assert s["link_recall"] >= 0.73, s
     assert s["near_misses_linked"] == 0.0, s
     assert s["statements_kept"] >= 0.95 and s["chatter_kept"] <= 0.12, s
     assert s["named_share"] == 1.0, s
@@ -56,16 +57,33 @@ def test_held_out_split_meets_the_goals(real_engine) -> None:
 
 def test_second_held_out_split_meets_the_goals(real_engine) -> None:
     # tests/labelled/test2.txt: written and committed before the types16 rule changes, never
-    # read while tuning. Measured once: types 0.917, causal precision 0.938 (15 of 16),
-    # recall 0.417, statements kept 0.941, chatter kept 0.045.
+    # read while tuning. Measured once after the third round's causal rules: types 0.917,
+    # causal precision 0.941 (16 of 17), recall 0.444 (16 of 36), statements kept 0.941,
+    # chatter kept 0.023.
     score, _ = evaluate(real_engine, load("test2"))
     s = score.summary()
     assert score.gold_links >= 30 and score.near_misses >= 25
     assert s["type_accuracy"] >= 0.85, s
     assert s["link_precision"] >= 0.9, s
-    assert s["link_recall"] >= 0.41, s
+    assert s["link_recall"] >= 0.44, s
     assert s["near_misses_linked"] == 0.0, s
     assert s["statements_kept"] >= 0.9 and s["chatter_kept"] <= 0.1, s
+    assert s["named_share"] == 1.0, s
+
+
+def test_third_held_out_split_meets_the_goals(real_engine) -> None:
+    # tests/labelled/test3.txt: written and committed on its own before the third round's
+    # causal rules, never read while tuning. Before the round: causal precision 0.875 (14 of
+    # 16), recall 0.438 (14 of 32); measured after it: precision 0.952 (20 of 21), recall
+    # 0.625 (20 of 32), types 0.86, statements kept 0.979, chatter kept 0.065.
+    score, _ = evaluate(real_engine, load("test3"))
+    s = score.summary()
+    assert score.gold_links >= 25 and score.near_misses >= 20
+    assert s["type_accuracy"] >= 0.85, s
+    assert s["link_precision"] >= 0.9, s
+    assert s["link_recall"] >= 0.62, s
+    assert s["near_misses_linked"] == 0.0, s
+    assert s["statements_kept"] >= 0.95 and s["chatter_kept"] <= 0.1, s
     assert s["named_share"] == 1.0, s
 
 
@@ -135,6 +153,20 @@ PHRASINGS = {
                                    ("Bruno", "Now I keep the new starter in the fridge when we travel, so it doesn't happen again.")],
     "which avoids": [("Nico", "The migration on the orders table locked the table for 12 minutes."),
                      ("Nico", "From now on we'll run big migrations with gh-ost, which avoids the table locks.")],
+    # A circumstance opening the sentence, the cause said in other words of the same stem.
+    "with X,": [("Tariq", "Fuel prices doubled over the winter."), ("Sol", "Wow."),
+                ("Tariq", "With fuel this expensive, I decided to cycle to work.")],
+    "since then": [("Petra", "The build server ran out of disk space during the release on Friday."), ("Bo", "Classic."),
+                   ("Petra", "Since then we clean the build cache every night.")],
+    "given (rejection / rejected)": [("Oskar", "The landlord rejected our request to keep a dog."),
+                                     ("Oskar", "Given the rejection, we decided to look for another flat.")],
+    "rolled back": [("Chen", "The 2.3 release broke logins for users with SSO."), ("Dora", "Ugh."),
+                    ("Chen", "We rolled back to 2.2 until the SSO fix is ready.")],
+    "so the problem stopped": [("Mara", "Our basement floods whenever it rains hard."),
+                               ("Mara", "We installed a sump pump, so the flooding stopped.")],
+    # No cue at all, but the decision names the problem said just before in two content words.
+    "the problem named again": [("Noor", "The kitchen tap drips all night and keeps us awake."), ("Ines", "Annoying."),
+                                ("Noor", "We put a new washer in the kitchen tap on Sunday.")],
 }
 
 
@@ -158,7 +190,19 @@ NEAR_MISSES = {
                       ("Theo", "After dinner we watched the football with my dad.")],
     "a definite reason said for the first time": [("Uma", "The ward coffee machine broke on Monday."),
                                                    ("Uma", "Because of the new budget, we hired two more nurses for the ward.")],
+    "a decision sharing one word with a fact before it": [("Hana", "The garden centre on Elm Street closes at six."),
+                                                          ("Hana", "We decided to plant apple trees in the garden.")],
 }
+
+
+def test_so_points_at_the_statement_just_before(real_engine) -> None:
+    # "running" / "run" is one shared word: not enough to skip past the diagnosis said just
+    # before "So ..." to the symptom said earlier.
+    turns = [("Marta", "My knee swells after every long run."), ("Marta", "The physio says it is tendinitis."),
+             ("Marta", "So I switched from running to swimming for a month.")]
+    _, kept = _ingest(real_engine, turns, session="so-previous")
+    assert len(kept) == 3
+    assert _causal_pairs(real_engine, kept) == {(1, 2)}
 
 
 def test_a_cause_said_after_the_problem_is_linked_as_its_cause(real_engine) -> None:

@@ -116,6 +116,7 @@ def test_recall_prefers_the_memory_said_in_the_named_month(home: Path) -> None:
     settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
     with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
         m.settings.recall.rerank_weight = 0.0  # relevance only: the two differ by date alone
+        m.settings.recall.name_boost = 0.0  # the time step alone (both name John; names.py has its own tests)
         march = m.save("John went to a team dinner with colleagues downtown", created_at=ts(2023, 3, 12)).id
         june = m.save("John went to a team dinner with his colleagues", created_at=ts(2023, 6, 2)).id
         q = "Where did John go with colleagues in March 2023?"

@@ -82,10 +82,19 @@ CUES: tuple[Cue, ...] = (
     _cue("triggered", r"\b(?:triggered|led (?:us |me |him |her |them )?to|leads (?:us |me |him |her |them )?to|resulted in|results in|prompted|caused|kicked off|sparked|"
          r"made (?:us|me|him|her|them)|forced (?:us|me|him|her|them))\b", "before"),
     _cue("triggered", r"^after\b", "after"),
+    # A circumstance opening the sentence: "with rates this high, we ...", "with her gone, I ...".
+    _cue("because", r"^with\b(?=[^,]{3,60},)", "after"),
+    # An undone change is a fix of what the change broke: "we rolled back to the old chain".
+    _cue("resolves", r"\b(?:rolled back|roll back|rolling back|reverted|revert(?:ing)?)\b", "object"),
+    # What a decision achieved names the problem it answers: "we pinned the consumer group, so
+    # the rebalances stopped"; "..., so that we don't pay the higher rate". Decisions only: in
+    # any other statement ", so" introduces a consequence of its own first clause.
+    _cue("resolves", r",\s*so\b(?: that\b)?", "result"),
     _cue("contradicts", r"\b(?:contradicts?|that's not (?:true|right|correct)|(?:is|was)(?: not|n't) (?:true|correct|right)|turns out|turned out|wrong about|contrary to|not actually)\b|^actually\b", "all"),
     _cue("updates", r"\b(?:update:|updated|now (?:use|uses|using|prefer|prefers|is|are|runs?)|switched|switching|changed|changing|moved (?:to|from)|no longer|anymore|from now on|replaced|replacing|migrated|migrating|revised|going forward)\b", "all"),
 )
-_ANAPHORS = frozenset({"that", "this", "it", "these", "those", "which", "them"})
+_ANAPHORS = frozenset({"that", "this", "it", "these", "those", "which", "them", "then"})
+_PRONOUNS = frozenset({"it", "he", "she", "him", "her", "they", "them"})
 _ANAPHOR_FILLER = frozenset({"of", "the", "a", "an", "all", "issue", "problem", "error", "bug", "outage", "change", "incident", "failure"}) | _ANAPHORS
 _WORD = re.compile(r"[A-Za-z][\w.+#-]*")
 _STOPWORDS = frozenset(
@@ -204,7 +213,7 @@ def stems(text: str) -> set[str]:
     return {_stem(singular(IRREGULAR.get(w, w))) for w in (x.lower() for x in re.findall(r"[A-Za-z][A-Za-z'-]*", text)) if _content(w)}
 
 
-def cue_spans(text: str) -> list[tuple[str, str, bool, str]]:
+def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, str]]:
     """(rel, the text the cue points at, whether it points back with a pronoun, the rest of
     the clause: the text before the cue, or after it when the cue points backwards ("*a
     missing index* caused *the slow queries*")) for each cue found in ``text``, in priority
@@ -221,7 +230,9 @@ def cue_spans(text: str) -> list[tuple[str, str, bool, str]]:
             if cue.scope == "anaphor":
                 out.append((cue.rel, "", True, ""))
                 continue
-            if cue.scope == "after":
+            if cue.scope == "result" and not decision:
+                continue
+            if cue.scope in ("after", "result"):
                 span = re.split(r",|;|\s+(?:we|i|they|so|and then)\s+", s[m.end():], maxsplit=1)[0]
             elif cue.scope == "before":
                 span = re.split(r",|;", s[: m.start()])[-1]
@@ -243,6 +254,8 @@ def _is_anaphoric(span: str) -> bool:
     words = [w.lower() for w in re.findall(r"[A-Za-z']+", span)]
     if words and len(words) <= 3 and words[0] in ("that", "this", "these", "those"):
         return True
+    if words and len(words) <= 3 and words[0] in _PRONOUNS:
+        return True  # "with her gone", "because it broke": the pronoun names what was just said
     if words and len(words) <= 4 and any(w in _ANAPHORS for w in words) and not stems(span):
         return True  # "given how bad it was": the reason names nothing but a pronoun
     return bool(words) and len(words) <= 4 and any(w in _ANAPHORS for w in words) and all(w in _ANAPHOR_FILLER for w in words)
@@ -363,10 +376,14 @@ def _same_slot(new: Memory, old: Memory, t_new: Terms, t_old: Terms) -> bool:
 
 
 def _stem(word: str) -> str:
-    """A crude stem, enough to see "chunked", "chunks" and "chunking" as one word."""
-    for suffix in ("ing", "ed", "es", "s"):
+    """A crude stem, enough to see "chunked", "chunks" and "chunking" as one word, and
+    "rejected" / "rejection", "stopped" / "stop", "logging" / "log"."""
+    for suffix in ("ing", "ion", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
+            stem = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                stem = stem[:-1]  # a doubled final consonant: "stopp" -> "stop", "logg" -> "log"
+            return stem
     return word
 
 
@@ -398,7 +415,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
     links: list[Link] = []
     linked: set[str] = set()
     t_new = terms(new)
-    cues = cue_spans(said(new))
+    cues = cue_spans(said(new), decision=new.type == MemoryType.DECISION)
     update_cue = any(cue[0] == "updates" for cue in cues)
     recent_first = list(reversed(candidates))
 
@@ -441,8 +458,11 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
             # logouts." ... "To stop it happening again, we raised the Redis memory limit").
             close = [c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new)]
             if close:
+                # The one said just before, unless an earlier one is named again in two
+                # content words at least: one shared word ("run" / "running") is no evidence.
                 mine = stems(said(new))
-                target = max(close, key=lambda c: (len(mine & stems(said(c))), -close.index(c)))
+                named = [c for c in close if len(mine & stems(said(c))) >= ANSWER_MIN_WORDS]
+                target = max(named, key=lambda c: (len(mine & stems(said(c))), -close.index(c))) if named else close[0]
         else:
             want = focus(new, span) if span else t_new
             want_stems = stems(span) if span else set()
@@ -474,7 +494,36 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
             src, dst = (new.id, target.id) if explains else (target.id, new.id)
             links.append(Link(src, dst, rel, "rule", CAUSAL_WEIGHT, now))
             linked.add(target.id)
+    if new.type == MemoryType.DECISION and not superseded and not any(ln.rel in CAUSAL_RELS for ln in links):
+        target = _answered(new, recent_first)
+        if target is not None and target.id not in linked:
+            rel = "resolves" if target.type == MemoryType.DEBUG_LOG else "because"
+            links.append(Link(target.id, new.id, rel, "rule", CAUSAL_WEIGHT, now))
     return links
+
+
+CAUSAL_RELS = frozenset({"because", "triggered", "resolves"})
+ANSWER_MIN_WORDS = 2  # one shared word is never a link (a common word, a name said in passing)
+
+
+def _answered(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
+    """The problem or event a decision with no causal cue answers: a report or a fact said
+    just before in the same conversation that the decision names again in two content words
+    at least ("The linter failed on the release branch because of an unused import." ... "I
+    removed the unused import, and the release branch is green again"). Preferences, plans
+    and other decisions are never the cause here: they are what a decision sits beside."""
+    mine = stems(said(new))
+    best: tuple[int, int, int] = (0, 0, 0)
+    target: Memory | None = None
+    close = [c for c in recent_first[: 2 * ANAPHOR_MAX_TURNS] if _close(c, new)]
+    for i, old in enumerate(close):
+        if old.type not in (MemoryType.DEBUG_LOG, MemoryType.FACT):
+            continue
+        shared = len(mine & stems(said(old)))
+        key = (shared, old.type == MemoryType.DEBUG_LOG, -i)
+        if shared >= ANSWER_MIN_WORDS and key > best:
+            best, target = key, old
+    return target
 
 
 def _echo(want: set[str], old: Memory, new: Memory) -> float:

@@ -68,7 +68,8 @@ def prune_common(core: Core, words: list[str], table: str = "memories") -> list[
 def memory_bm25(core: Core, q: KeywordQuery, filters: Filters, n: int,
                 rows_cache: dict[str, Any] | None = None) -> Ranking:
     """(memory id, BM25) best first, filtered; FTS5's bm25() is smaller-is-better, so it is
-    negated. Columns: content weighs 1.0, tags 0.5."""
+    negated. Columns: content weighs 1.0, tags 0.5, the conversation context 0.5
+    (``store.fts.MEMORY_WEIGHTS``)."""
     if n <= 0:
         return []
     if q.phrase:

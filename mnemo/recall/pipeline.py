@@ -5,7 +5,9 @@
 2. ``fusion``: the intent's BM25/vector weights over min–max normalised scores (or weighted RRF,
    ``recall.rank_mix = 1``); ``feedback``: the keyword query expanded with the words of the
    best few hits, fused in as one more ranking; ``neighbours``: conversation turns borrow from
-   adjacent turns; ``when``: memories dated in the span a query names ("in May 2023") boosted.
+   adjacent turns; ``when``: memories dated in the span a query names ("in May 2023") boosted;
+   ``names``: when the query names someone the store knows, the dense side embeds it without the
+   name and memories naming no one it names lose relevance.
 3. ``rerank``: relevance floor, retention/importance re-ranking, near-duplicates collapsed, at
    most ``recall.max_chunks_per_note`` chunks per note, the k results chosen by maximal marginal
    relevance (``recall.diversity``). Equal scores are ordered by ``candidates.rank_key`` (the
@@ -30,6 +32,7 @@ from .candidates import Candidate, gather, load_memories, rank_key
 from .expand import expand
 from .feedback import feed_back
 from .fusion import fuse
+from .names import boost_names, known_names, query_names, strip_names
 from .neighbours import spread
 from .query import Query, parse_query
 from .rerank import apply_floor, collapse, diversify, passes_floor, rerank, vectors_of
@@ -65,11 +68,19 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 else None)
     f = make_filters(tier, **filters)
     n = max(s.candidates, k * 3)
+    # Names the query gives that the store holds: the dense side embeds the query without them,
+    # and memories naming none of them lose relevance below (names.py). Not for an exact phrase,
+    # nor for a note searched with its own vector (the related pane): a document, not a question
+    # about someone, and every capitalised word of it would count as a name.
+    asks = s.name_boost > 0 and not q.phrase and query_vector is None
+    names = known_names(core, query_names(q.text)) if asks else []
+    semantic = strip_names(q.semantic, names) if names else q.semantic
+
     # The query is embedded and the vector index asked on a worker thread while FTS5 runs
     # here: all three leave the GIL, so on two cores the keyword searches cost no extra wall time.
 
     def dense() -> tuple[Any, Any]:
-        vec = core.embedder.embed_query(q.semantic) if query_vector is None else query_vector
+        vec = core.embedder.embed_query(semantic) if query_vector is None else query_vector
         return vec, memory_neighbours(core, vec, f, n) if f.wants_stm else None
 
     asked = core.background.submit(dense)
@@ -80,7 +91,7 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
             c.fused = value
     feed_back(core, pool, q, f, n, s.feedback_weight)
     size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
-    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap, reach=_reach(pool, size, q, s),
+    spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap, reach=_reach(pool, size, q, s, bool(names)),
            answer_weight=s.answer_weight)
     if q.span is not None:
         boost_time(pool.candidates.values(), q.span, s.time_boost)
@@ -93,11 +104,14 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
         # is below (1 − w) × the size-th best can never pass the size candidates above it.
         # (On a 10k store a third of the 2 × size are left unloaded.)
         bound = (1.0 - min(1.0, max(0.0, s.rerank_weight))) * cands[size - 1].fused
+        if names:  # the names step lowers relevance by at most 1 + β
+            bound /= 1.0 + s.name_boost
         cands = [c for c in cands if c.fused >= bound]
     # The stored vectors (for collapsing near-duplicates) are read from Chroma on the worker
     # thread while SQLite loads and re-ranks the same candidates here: the head is among them.
     reading = core.background.submit(vectors_of, core, cands)
     cands = load_memories(core, cands, f)
+    boost_names(cands, _text_of, names, s.name_boost)
     ret = rerank(core, cands, s.rerank_weight, now)
     ordered = sorted(cands, key=lambda c: rank_key(c, c.score))
     head = ordered[:size]
@@ -117,15 +131,23 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     return Searched(q, f, results, vectors)
 
 
-def _reach(pool: Any, size: int, q: Query, s: Any) -> float:
+def _text_of(c: Candidate) -> str:
+    if c.tier == "ltm" and c.hit is not None:
+        return c.hit.content
+    return c.memory.content if c.memory is not None else ""
+
+
+def _reach(pool: Any, size: int, q: Query, s: Any, named: bool = False) -> float:
     """The least relevance a turn that is no candidate yet must borrow to have any chance of the
     head: the head's last score is at least (1 − w) × the size-th relevance among candidates that
     pass the floor now (lending only raises relevance; the time boost lowers it by at most
-    1 + β), so below that a neighbour is not worth reading."""
+    1 + β, the names step by at most 1 + its β), so below that a neighbour is not worth reading."""
     direct = sorted((c.fused for c in pool.candidates.values() if passes_floor(c, s.floor)), reverse=True)
     if len(direct) < size:
         return 0.0
     boost = 1.0 + max(0.0, s.time_boost) if q.span is not None else 1.0
+    if named:  # the names step may lower the head by as much
+        boost *= 1.0 + max(0.0, s.name_boost)
     return (1.0 - min(1.0, max(0.0, s.rerank_weight))) * direct[size - 1] / boost
 
 

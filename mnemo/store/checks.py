@@ -32,9 +32,11 @@ class CheckRows(Rows):
         return {r[0]: int(r[1]) for r in self.query("SELECT id, count(*) FROM memories_fts GROUP BY id")}
 
     def fts_stale_ids(self) -> list[str]:
-        """Ids whose keyword-index text is not the memory's content."""
+        """Ids whose keyword-index text is not the memory's: its content, or the context it is
+        indexed with (``meta.context``, the turn before an ingested memory)."""
         return [r[0] for r in self.query(
-            "SELECT m.id FROM memories m JOIN memories_fts f ON f.id = m.id WHERE f.content != m.content")]
+            "SELECT m.id FROM memories m JOIN memories_fts f ON f.id = m.id WHERE f.content != m.content "
+            "OR f.context != coalesce(json_extract(m.meta, '$.context'), '')")]
 
     # -- notes and their chunks -------------------------------------------------------------
     def promoted_note_states(self) -> list[tuple[str, str, str | None, float | None, int | None]]:

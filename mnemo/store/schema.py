@@ -238,4 +238,19 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "0009_fts_context",
+        # A memory said in a conversation is indexed with the turn before it (meta.context, set
+        # by ingest) in a column of its own, weighed below its content (store/fts.py
+        # MEMORY_WEIGHTS). An FTS5 table cannot gain a column: it is made anew and refilled.
+        """
+        DROP TABLE memories_fts;
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            id UNINDEXED, content, tags, context, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO memories_fts (rowid, id, content, tags, context) SELECT rowid, id, content,
+            (SELECT coalesce(group_concat(value, ' '), '') FROM json_each(memories.tags)),
+            coalesce(json_extract(meta, '$.context'), '') FROM memories;
+        """,
+    ),
 ]

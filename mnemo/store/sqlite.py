@@ -19,7 +19,7 @@ from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Statu
 from .checks import CheckRows
 from .dream import DreamRows
 from .exports import ExportRows
-from .fts import KeywordSearch
+from .fts import FTS_INSERT, KeywordSearch, context_of
 from .jobs import JobRows
 from .lifecycle import LifecycleRows
 from .links import LinkRows
@@ -181,6 +181,7 @@ class Store(DreamRows, LifecycleRows, LinkRows, ExportRows, JobRows, CheckRows, 
         return row
 
     def insert_memories(self, memories: Iterable[Memory]) -> None:
+        memories = list(memories)
         rows = [self._memory_to_row(m) for m in memories]
         if not rows:
             return
@@ -191,9 +192,10 @@ class Store(DreamRows, LifecycleRows, LinkRows, ExportRows, JobRows, CheckRows, 
             # The FTS row shares the memory's rowid, so it can be found without a scan (the
             # id column of an FTS5 table is not indexed).
             conn.executemany(
-                "INSERT INTO memories_fts (rowid, id, content, tags) "
-                "VALUES ((SELECT rowid FROM memories WHERE id = ?), ?, ?, ?)",
-                [(r["id"], r["id"], r["content"], " ".join(json.loads(r["tags"]))) for r in rows],
+                "INSERT INTO memories_fts (rowid, id, content, tags, context) "
+                "VALUES ((SELECT rowid FROM memories WHERE id = ?), ?, ?, ?, ?)",
+                [(r["id"], r["id"], r["content"], " ".join(json.loads(r["tags"])), context_of(m.meta))
+                 for r, m in zip(rows, memories, strict=True)],
             )
 
     def update_memory(self, memory: Memory) -> None:
@@ -202,16 +204,15 @@ class Store(DreamRows, LifecycleRows, LinkRows, ExportRows, JobRows, CheckRows, 
         row = self._memory_to_row(memory)
         sets = ", ".join(f"{c} = :{c}" for c in row if c != "id")
         with self.tx() as conn:
-            old = conn.execute("SELECT rowid, content_hash, tags FROM memories WHERE id = ?", (memory.id,)).fetchone()
+            old = conn.execute("SELECT rowid, content_hash, tags, json_extract(meta, '$.context') AS context "
+                               "FROM memories WHERE id = ?", (memory.id,)).fetchone()
             if old is None:
                 raise StorageError(f"memory {memory.id} vanished during an update")
             conn.execute(f"UPDATE memories SET {sets} WHERE id = :id", row)
-            if old["content_hash"] != row["content_hash"] or old["tags"] != row["tags"]:
+            context = context_of(memory.meta)
+            if old["content_hash"] != row["content_hash"] or old["tags"] != row["tags"] or (old["context"] or "") != context:
                 conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (old["rowid"],))
-                conn.execute(
-                    "INSERT INTO memories_fts (rowid, id, content, tags) VALUES (?, ?, ?, ?)",
-                    (old["rowid"], memory.id, memory.content, " ".join(memory.tags)),
-                )
+                conn.execute(FTS_INSERT, (old["rowid"], memory.id, memory.content, " ".join(memory.tags), context))
 
     def get_memory(self, memory_id: str) -> Memory | None:
         rows = self.query("SELECT * FROM memories WHERE id = ?", (memory_id,))

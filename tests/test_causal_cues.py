@@ -1,0 +1,38 @@
+"""The causal cues of mnemo.graph.rules on their own: which phrasing is read as a cue, where
+the cue says the cause is, and the crude stems that let a reason name its cause in another
+form of the same word. Pure functions, no model."""
+
+from __future__ import annotations
+
+from mnemo.graph import rules
+
+
+def _rels(text: str, decision: bool = True) -> list[tuple[str, str, bool]]:
+    return [(rel, span.strip(" ."), anaphoric) for rel, span, anaphoric, _ in rules.cue_spans(text, decision=decision)]
+
+
+def test_with_opening_a_sentence_is_a_reason() -> None:
+    assert ("because", "rates this high", False) in _rels("With rates this high, we decided to overpay the mortgage.")
+    # "with" inside a sentence is no reason.
+    assert not any(r == "because" for r, _, _ in _rels("We went to Paris with my sister."))
+
+
+def test_a_pronoun_after_the_cue_points_back() -> None:
+    assert ("because", "her gone", True) in _rels("With her gone, I asked to move to the platform team.")
+    assert ("because", "then", True) in _rels("Since then we run the workers under systemd.")
+
+
+def test_rolling_back_is_a_fix_of_what_it_undoes() -> None:
+    assert _rels("We rolled back to the old certificate chain.")[0][0] == "resolves"
+
+
+def test_a_so_clause_names_what_a_decision_answered_only_in_a_decision() -> None:
+    text = "We pinned the consumer group to static membership, so the rebalances stopped."
+    assert ("resolves", "the rebalances stopped", False) in _rels(text, decision=True)
+    assert not _rels("My new job starts at 8, so I can't do the school run.", decision=False)
+
+
+def test_stems_join_forms_of_one_word() -> None:
+    assert rules.stems("the rejection") == rules.stems("was rejected")
+    assert rules.stems("the flooding stopped") == rules.stems("floods stop")
+    assert rules.stems("body logging") == rules.stems("logs the body")
