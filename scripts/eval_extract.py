@@ -16,7 +16,11 @@ reports the one left out, for each in turn; the memories of one ingest with ever
 are filtered by the margin and evidence each one carries, so the sweep costs one ingest per
 conversation. The choice minimises the shortfall from the two goals, a lost cited turn counting
 `--cited-weight` times a kept uncited one; `--curve` prints the held-out figures for a range of
-cited weights: the trade-off the shipped point was chosen from.
+cited weights: the trade-off the shipped point was chosen from. `--signals` prints how well
+each turn-level signal separates cited from uncited turns (AUC, nothing fitted): the shipped
+strength, its parts, and signals from the conversation around the turn (it answers a question;
+the other speaker reacts to it with surprise or praise; its length; its novelty against what its
+speaker said before), alone and added to the strength.
 
     .venv/bin/python scripts/eval_extract.py /work/shared/data/locomo-dev.json --folds loo
     .venv/bin/python scripts/eval_extract.py data/locomo10.json --json   # any file of this format
@@ -99,9 +103,11 @@ def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
                 seconds = time.perf_counter() - t0
                 ids = [r["id"] for r in res["memories"] if r["created"]]
                 stored = m.core.store.get_memories(ids)
+                vecs = m.core.index.get_vectors("memories", [i for i in ids if i in stored])
                 mems = [
                     {"turn": stored[i].meta.get("turn"), "type": stored[i].type.value, "content": stored[i].content,
-                     "score": float(stored[i].meta.get("statement", 1.0)), "evidence": int(stored[i].meta.get("evidence", 0))}
+                     "score": float(stored[i].meta.get("statement", 1.0)), "evidence": int(stored[i].meta.get("evidence", 0)),
+                     "vector": vecs.get(i)}
                     for i in ids if i in stored
                 ]
     finally:
@@ -109,7 +115,8 @@ def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
     conv = sample["conversation"]
     log(f"  {sample.get('sample_id', '?')}: {len(turns)} turns ingested in {seconds:.1f}s ({len(turns) / seconds:.0f}/s)")
     return {"id": sample.get("sample_id", "?"), "dia": dia, "cited": cited(sample), "memories": mems,
-            "names": [conv.get("speaker_a", ""), conv.get("speaker_b", "")]}
+            "names": [conv.get("speaker_a", ""), conv.get("speaker_b", "")],
+            "turns": [(t["speaker"], t["text"]) for t in turns]}
 
 
 def measure(run: dict[str, Any], threshold: float, weight: float = 0.0) -> dict[str, Any]:
@@ -164,6 +171,78 @@ def loo(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT) -> tuple
     return held, chosen
 
 
+# The other speaker's next turn opens with surprise or praise: what was said was news to them.
+_REACTED = re.compile(r"^\W*(?:wow|woah|whoa|aww+|oh|ooh|yay|omg|congrat\w*|amazing|awesome|great|nice|cool|sounds|that sounds|"
+                      r"that'?s (?:so |really )?(?:great|awesome|amazing|cool|wonderful|fantastic|impressive)|what a|how)\b", re.I)
+SIGNAL_WEIGHTS = [0.02, 0.05, 0.1]
+
+
+def auc(labels: Any, scores: Any) -> float:
+    """Area under the ROC curve (ties count half): how often a cited turn outranks an uncited one."""
+    import numpy as np
+
+    y, x = np.asarray(labels, dtype=bool), np.asarray(scores, dtype=float)
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(len(x))
+    ranks[order] = np.arange(1, len(x) + 1)
+    for v in np.unique(x):  # average ranks over ties
+        tie = x == v
+        ranks[tie] = ranks[tie].mean()
+    pos, neg = int(y.sum()), int((~y).sum())
+    return float((ranks[y].sum() - pos * (pos + 1) / 2) / (pos * neg)) if pos and neg else 0.0
+
+
+def signals(run: dict[str, Any], weight: float) -> dict[str, Any]:
+    """Per turn: whether it is cited, and the turn-level signals measured as separators (none fitted):
+    the shipped strength of its best memory (turns without a memory lowest), the margin and the
+    evidence alone, and signals from the conversation around it: it answers the other speaker's
+    question, the other speaker reacts to it with surprise or praise, its length, and how new its
+    best memory is against what its speaker said before (1 - the highest cosine)."""
+    import numpy as np
+
+    turns, dia = run["turns"], run["dia"]
+    n = len(turns)
+    low = -9.0
+    strength, margin, ev, novelty = (np.full(n, low) for _ in range(4))
+    earlier: dict[str, list[Any]] = {}
+    for m in sorted(run["memories"], key=lambda m: m["turn"] if isinstance(m["turn"], int) else -1):
+        i = m["turn"]
+        if not isinstance(i, int) or i >= n:
+            continue
+        strength[i] = max(strength[i], m["score"] + weight * m["evidence"])
+        margin[i] = max(margin[i], m["score"])
+        ev[i] = max(ev[i], m["evidence"])
+        v = m["vector"]
+        if v is not None:
+            before = earlier.setdefault(turns[i][0], [])
+            prior = [u for t, u in before if t < i]
+            novelty[i] = max(novelty[i], 1.0 - max((float(np.dot(u, v)) for u in prior), default=0.0))
+            before.append((i, np.asarray(v)))
+    answers = np.array([i > 0 and turns[i - 1][0] != turns[i][0] and "?" in turns[i - 1][1] for i in range(n)], dtype=float)
+    reacted = np.array([i + 1 < n and turns[i + 1][0] != turns[i][0] and bool(_REACTED.match(turns[i + 1][1])) for i in range(n)],
+                       dtype=float)
+    length = np.log1p([len(t.split()) for _, t in turns])
+    return {"cited": np.array([d in run["cited"] for d in dia]), "strength": strength, "margin": margin, "evidence": ev,
+            "answers": answers, "reacted": reacted, "length": length, "novelty": novelty}
+
+
+def print_signals(runs: list[dict[str, Any]], weight: float) -> None:
+    import numpy as np
+
+    per = [signals(r, weight) for r in runs]
+    pooled_sig = {k: np.concatenate([p[k] for p in per]) for k in per[0]}
+    print("\nturn-level separators, AUC of cited against uncited turns (none fitted; pooled, then per conversation)")
+    names = ["strength", "margin", "evidence", "answers", "reacted", "length", "novelty"]
+    for k in names:
+        each = " / ".join(f"{auc(p['cited'], p[k]):.3f}" for p in per)
+        print(f"  {k:9} {auc(pooled_sig['cited'], pooled_sig[k]):.3f}   ({each})")
+    base = pooled_sig["strength"]
+    for k in ("answers", "reacted", "novelty"):
+        sig = np.where(base > -9.0, pooled_sig[k], 0.0)
+        gains = ", ".join(f"+{w}: {auc(pooled_sig['cited'], base + w * sig):.3f}" for w in SIGNAL_WEIGHTS)
+        print(f"  strength with {k}: {gains}")
+
+
 def fmt_row(name: str, r: dict[str, Any], extra: str = "") -> str:
     types = ", ".join(f"{k} {v}" for k, v in sorted(r["types"].items(), key=lambda kv: -kv[1]))
     return (f"{name:14} {r['turns']:6} {r['cited_kept']:11.3f} {r['uncited_kept']:12.3f} {r['per_kept_turn']:10.2f} "
@@ -180,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--cited-weight", type=float, default=CITED_WEIGHT, help="cost of a lost cited turn in the objective")
     ap.add_argument("--curve", action="store_true", help="held-out figures over a range of cited weights")
+    ap.add_argument("--signals", action="store_true", help="turn-level AUC of the strength and of context signals")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
@@ -204,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     insample = [measure(r, *default) for r in runs]
     out: dict[str, Any] = {"threshold": default[0], "evidence_weight": default[1],
                            "in_sample": {r["id"]: row for r, row in zip(runs, insample, strict=True)},
-                           "in_sample_pooled": pooled(insample), "all_runs_choose": choose(runs, args.cited_weight)}
+                           "in_sample_pooled": pooled(insample), "all_runs_choose": choose(runs, args.cited_weight),
+                           "no_margin_pooled": pooled([measure(r, float("-inf")) for r in runs])}
     if args.folds == "loo" and len(runs) >= 2:
         held, chosen = loo(runs, args.cited_weight)
         out["loo"] = {r["id"]: row for r, row in zip(runs, held, strict=True)}
@@ -221,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     for r, row in zip(runs, insample, strict=True):
         print(fmt_row(str(r["id"]), row))
     print(fmt_row("pooled", out["in_sample_pooled"]))
+    print(fmt_row("no margin", out["no_margin_pooled"], "(parse rules only) "))
     if "loo" in out:
         print("\nleave-one-conversation-out (threshold chosen on the others, reported on the one left out)")
         print(HEADER)
@@ -233,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
             for w, row in out["curve"].items():
                 print(f"  cited weight {w:4}: cited kept {row['cited_kept']:.3f}  uncited kept {row['uncited_kept']:.3f}  "
                       f"mem/turn {row['per_kept_turn']:.2f}")
+    if args.signals:
+        print_signals(runs, default[1])
     return 0
 
 
