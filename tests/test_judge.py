@@ -5,14 +5,15 @@ decide whenever the endpoint fails."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from mnemo.config import load_settings
 from mnemo.judge import HttpJudge, RuleJudge, make_judge
 from mnemo.models import Link, Memory, MemoryType
+
+from .loopback import serving
 
 
 class _Model(BaseHTTPRequestHandler):
@@ -36,12 +37,8 @@ class _Model(BaseHTTPRequestHandler):
 @pytest.fixture
 def model_server():
     _Model.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with serving(_Model) as url:
+        yield url
 
 
 OLD = Memory(id="old", content="The checkout service exhausted its connection pool.", type=MemoryType.FACT)

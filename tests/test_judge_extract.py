@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,8 @@ import pytest
 from mnemo.config import load_settings
 from mnemo.engine import Mnemo
 from mnemo.nlp.embedder import HashEmbedder
+
+from .loopback import serving
 
 FIXTURES = Path(__file__).parent / "fixtures" / "judge_extract"
 CONVERSATION = (FIXTURES / "conversation.json").read_text(encoding="utf-8")
@@ -66,12 +67,8 @@ def recorded(name: str) -> tuple[int, bytes, float]:
 @pytest.fixture
 def server():
     _Replay.script, _Replay.seen = [], []
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Replay)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
-    srv.shutdown()
-    srv.server_close()
+    with serving(_Replay) as url:
+        yield url
 
 
 def extraction_requests() -> list[dict[str, Any]]:
