@@ -53,6 +53,9 @@ ANAPHOR_MAX_SECONDS = 15 * 60
 # Relations that form causal chains, by which end is upstream (the cause).
 CAUSAL_FORWARD = frozenset({"because", "triggered", "resolves", "updates", "causes"})  # src is the cause
 CAUSAL_BACKWARD = frozenset({"motivated_by", "invalidated_by"})  # dst is the cause
+# The links a rule proposes from a cause to what it explains (a decision with one needs no other).
+CAUSAL_RELS = frozenset({"because", "triggered", "resolves"})
+ANSWER_MIN_WORDS = 2  # one shared word is never a link (a common word, a name said in passing)
 
 
 @dataclass(frozen=True)
@@ -501,9 +504,6 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
             links.append(Link(target.id, new.id, rel, "rule", CAUSAL_WEIGHT, now))
     return links
 
-
-CAUSAL_RELS = frozenset({"because", "triggered", "resolves"})
-ANSWER_MIN_WORDS = 2  # one shared word is never a link (a common word, a name said in passing)
 
 
 def _answered(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:

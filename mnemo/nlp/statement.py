@@ -72,6 +72,8 @@ _INTERJECTION = re.compile(r"^(?:wow|woah|whoa|aww+|oh|ooh|yay|omg|haha\w*|lol|u
 # the same trade-off (0.833 / 0.449 -> 0.849 / 0.472); on tests/labelled train statements kept
 # 0.966 -> 0.973, chatter kept unchanged (0.104; train2 unchanged).
 REPORTS = 2
+
+
 def reaction(sent: Any) -> bool:
     """Whether a parsed sentence reacts (evaluates, praises, wishes, agrees) rather than states;
     never one with ``REPORTS`` kinds of evidence, whatever its frame."""

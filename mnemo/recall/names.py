@@ -69,6 +69,12 @@ def _pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w])")
 
 
+@lru_cache(maxsize=256)
+def _spoken(name: str) -> re.Pattern[str]:
+    # The name as the query says it (case-sensitive), its possessive included ("Caroline's").
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?:'s|’s|'|’)?(?!\w)")
+
+
 def names_in(text: str, names: Sequence[str]) -> set[str]:
     """Which of ``names`` ``text`` holds as whole words ("Caroline's" holds "Caroline")."""
     return {n for n in names if _pattern(n).search(text)}
@@ -79,7 +85,7 @@ def strip_names(text: str, names: Sequence[str]) -> str:
     nothing would be left."""
     out = text
     for n in names:
-        out = re.sub(rf"(?<![\w-]){re.escape(n)}(?:'s|’s|'|’)?(?!\w)", " ", out)
+        out = _spoken(n).sub(" ", out)
     out = " ".join(out.split())
     return out if re.search(r"\w", out) else text
 

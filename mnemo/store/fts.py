@@ -41,12 +41,6 @@ FTS_INSERT = "INSERT INTO memories_fts (rowid, id, content, tags, context) VALUE
 # every fold (held out per conversation 0.734 / 0.704 / 0.762 against 0.661 / 0.628 / 0.723).
 MEMORY_WEIGHTS = (0.0, 1.0, 0.5, 0.5)
 _MEMORY_BM25 = f"bm25(memories_fts, {', '.join(str(w) for w in MEMORY_WEIGHTS)})"
-
-
-def context_of(meta: Any) -> str:
-    """The text a memory is indexed with beside its content (``meta.context``), or ''."""
-    ctx = meta.get("context") if isinstance(meta, dict) else None
-    return ctx if isinstance(ctx, str) else ""
 _TOKENIZER = "porter unicode61 remove_diacritics 2"  # the tokenizer of memories_fts (schema 0001)
 # bm25() column weights for chunks_fts (id, title, heading, content, tags): a word in the note's
 # title or a heading says more about the chunk than one in its body.
@@ -57,6 +51,12 @@ TABLES = {
     "memories": ("memories_fts", "mnemo_memvocab", "SELECT max(rowid) FROM memories"),
     "chunks": ("chunks_fts", "mnemo_chunkvocab", "SELECT max(n) FROM chunks"),
 }
+
+
+def context_of(meta: Any) -> str:
+    """The text a memory is indexed with beside its content (``meta.context``), or ''."""
+    ctx = meta.get("context") if isinstance(meta, dict) else None
+    return ctx if isinstance(ctx, str) else ""
 
 # Per store and table: stem → (document frequency, table size when counted). Counting walks the term's
 # postings (milliseconds for a common word on 100k memories); common words are exactly the ones
