@@ -148,6 +148,14 @@ PHRASINGS = {
                     ("Chen", "We rolled back to 2.2 until the SSO fix is ready.")],
     "so the problem stopped": [("Mara", "Our basement floods whenever it rains hard."),
                                ("Mara", "We installed a sump pump, so the flooding stopped.")],
+    # Mid-sentence: the clause before the cue goes on from what was said just before.
+    "which is why (mid-sentence)": [("Ida", "Our old boiler broke down twice in January."), ("Jon", "Brutal."),
+                                    ("Ida", "The engineer said no parts are made for it any more, which is why we ordered a heat pump.")],
+    "that's the reason": [("Max", "My mum can't manage the stairs in her house any more."),
+                          ("Max", "That's the reason she's moving into a flat near us in the spring.")],
+    # No cue and no word in common: a decision taken just after a mishap is told.
+    "no cue after a mishap": [("Kate", "Someone broke into our car on the street last night."), ("Lou", "Oh no."),
+                              ("Kate", "We're parking in the garage from now on.")],
     # No cue at all, but the decision names the problem said just before in two content words.
     "the problem named again": [("Noor", "The kitchen tap drips all night and keeps us awake."), ("Ines", "Annoying."),
                                 ("Noor", "We put a new washer in the kitchen tap on Sunday.")],
@@ -176,7 +184,28 @@ NEAR_MISSES = {
                                                    ("Uma", "Because of the new budget, we hired two more nurses for the ward.")],
     "a decision sharing one word with a fact before it": [("Hana", "The garden centre on Elm Street closes at six."),
                                                           ("Hana", "We decided to plant apple trees in the garden.")],
+    "a decision after a fact that is no mishap": [("Kate", "My cousin works as a mechanic at the harbour."),
+                                                  ("Kate", "We're parking in the garage from now on.")],
+    "since as time after a mishap": [("Pia", "My bike chain snapped on the way to work."), ("Raf", "I've ridden the same bike since 2019.")],
 }
+
+
+def test_the_answer_to_why_is_the_cause_of_what_was_asked_about(real_engine) -> None:
+    # The cause said after the decision, as the answer to a question about it.
+    turns = [("Ana", "We moved the team offsite to Porto."), ("Ben", "How come?"),
+             ("Ana", "The flights from Berlin were half the price of the ones to Lisbon.")]
+    _, kept = _ingest(real_engine, turns, session="why-answer")
+    assert [m["turn"] for m in kept] == [0, 2]
+    assert _causal_pairs(real_engine, kept) == {(2, 0)}
+
+
+def test_a_mishap_answered_already_is_not_the_cause_of_the_next_decision(real_engine) -> None:
+    # The plumber is the response to the leak; painting the hallway is not another one.
+    turns = [("Ada", "The dishwasher leaked all over the kitchen floor."), ("Ada", "We called a plumber the same day."),
+             ("Ben", "We're painting the hallway green next month.")]
+    _, kept = _ingest(real_engine, turns, session="answered-already")
+    assert [m["turn"] for m in kept] == [0, 1, 2]
+    assert _causal_pairs(real_engine, kept) == {(0, 1)}
 
 
 def test_so_points_at_the_statement_just_before(real_engine) -> None:
