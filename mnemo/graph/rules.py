@@ -605,7 +605,6 @@ _MISHAP_PAST = {"bit": "bite", "bitten": "bite", "stole": "steal", "stolen": "st
                 "fell": "fall", "fallen": "fall", "broke": "break", "broken": "break", "lost": "lose", "died": "die", "dying": "die"}
 _COSTS = frozenset({"price", "prices", "bill", "bills", "cost", "costs", "rent", "fee", "fees", "fare", "fares", "premium", "rate", "rates", "tuition"})
 _RISES = frozenset({"raise", "rise", "rose", "double", "triple", "jump", "increase", "hike", "soar", "climb", "charge", "cost"})
-_CANNOT = re.compile(r"(?:can't|cannot|couldn't|could not|didn't|did not|wasn't able|won't|nobody|no one|never)", re.I)
 
 
 def mishap(text: str) -> bool:
@@ -616,9 +615,8 @@ def mishap(text: str) -> bool:
     lemmas = [{_MISHAP_PAST[w]} if w in _MISHAP_PAST else verb_lemmas(w) for w in words]
     if any(lem & _MISHAP_VERBS for lem in lemmas):
         return True
-    if any(w in _COSTS for w in words) and any(lem & _RISES for lem in lemmas):
-        return True  # "the venue raised its price", "the tickets would have cost 900 euros"
-    return bool(_CANNOT.search(text))
+    # A cost that rose: "the venue raised its price", "the tickets would have cost 900 euros".
+    return any(w in _COSTS for w in words) and any(lem & _RISES for lem in lemmas)
 
 
 def _echo(want: set[str], old: Memory, new: Memory) -> float:
