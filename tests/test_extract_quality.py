@@ -203,9 +203,9 @@ def test_the_answer_to_why_is_the_cause_of_what_was_asked_about(real_engine) -> 
 
 
 def test_a_mishap_answered_already_is_not_the_cause_of_the_next_decision(real_engine) -> None:
-    # The plumber is the response to the leak; painting the hallway is not another one.
-    turns = [("Ada", "The dishwasher leaked all over the kitchen floor."), ("Ada", "We called a plumber the same day."),
-             ("Ben", "We're painting the hallway green next month.")]
+    # The new dishwasher is the response to the leak; painting the hallway is not another one.
+    turns = [("Ada", "The dishwasher leaked all over the kitchen floor."), ("Ada", "We bought a new dishwasher the same day."),
+             ("Ben", "We decided to paint the hallway green next month.")]
     _, kept = _ingest(real_engine, turns, session="answered-already")
     assert [m["turn"] for m in kept] == [0, 1, 2]
     assert _causal_pairs(real_engine, kept) == {(0, 1)}
