@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..models import Link, Memory, MemoryType
-from ..nlp.classify import IRREGULAR, verb_lemmas
+from ..nlp.classify import IRREGULAR
 from ..nlp.fingerprint import GENERIC_ADJECTIVES, GENERIC_NOUNS, entity_key, singular
 
 MIN_OVERLAP = 2.0
@@ -598,7 +598,7 @@ _MISHAP_WORDS = frozenset(
      "penalty", "debt", "leak", "flu", "fever", "rash", "insomnia", "exhausted", "burnout", "stress", "stressed", "anxious",
      "crashed", "failed", "worn"]
 )
-# Irregular past forms of those verbs that ``verb_lemmas`` does not know.
+# Irregular past forms of those verbs (``_verb_forms`` reads regular endings only).
 _MISHAP_PAST = {"bit": "bite", "bitten": "bite", "stole": "steal", "stolen": "steal", "forgot": "forget", "forgotten": "forget",
                 "overslept": "oversleep", "burnt": "burn", "outgrew": "outgrow", "outgrown": "outgrow", "spilt": "spill",
                 "tore": "tear", "torn": "tear", "sank": "sink", "sunk": "sink", "froze": "freeze", "frozen": "freeze",
@@ -607,12 +607,27 @@ _COSTS = frozenset({"price", "prices", "bill", "bills", "cost", "costs", "rent",
 _RISES = frozenset({"raise", "rise", "rose", "double", "triple", "jump", "increase", "hike", "soar", "climb", "charge", "cost"})
 
 
+def _verb_forms(word: str) -> set[str]:
+    """The base forms an inflected word may come from, by its ending only ("chewed" -> "chew",
+    "bullied" -> "bully", "leaking" -> "leak"), so a word that only looks like a verb with a
+    letter cut ("first" / "fire") is never read as one."""
+    out = {word, IRREGULAR.get(word, word)}
+    for suffix, adds in (("ing", ("", "e")), ("ied", ("y",)), ("ed", ("", "e")), ("ies", ("y",)), ("es", ("", "e")), ("s", ("",))):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            out.update(stem + a for a in adds)
+            if suffix in ("ing", "ed") and len(stem) >= 4 and stem[-1] == stem[-2]:
+                out.add(stem[:-1])  # "dropped" -> "drop"
+            break
+    return out
+
+
 def mishap(text: str) -> bool:
     """Whether a statement tells of something that went wrong (see ``_MISHAP_VERBS``)."""
     words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text)]
     if any(w in _MISHAP_WORDS for w in words):
         return True
-    lemmas = [{_MISHAP_PAST[w]} if w in _MISHAP_PAST else verb_lemmas(w) for w in words]
+    lemmas = [{_MISHAP_PAST[w]} if w in _MISHAP_PAST else _verb_forms(w) for w in words]
     if any(lem & _MISHAP_VERBS for lem in lemmas):
         return True
     # A cost that rose: "the venue raised its price", "the tickets would have cost 900 euros".
