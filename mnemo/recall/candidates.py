@@ -52,6 +52,7 @@ class Candidate:
     reason: str = "match"  # match | link | review
     via: str | None = None  # link expansion: the hit it was reached from
     context_from: str | None = None  # conversation context: the neighbouring turn that lent relevance
+    dated: bool = False  # said in the span the query names (when.scope_time): relevant by its date
     session_id: str | None = None  # from the light row (before the memory is loaded)
     note_path: str | None = None
     at: float | None = None  # when it happened (event_at) or was said (created_at), from the light row

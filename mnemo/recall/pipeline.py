@@ -36,7 +36,7 @@ from .names import boost_names, known_names, query_names, strip_names
 from .neighbours import spread
 from .query import Query, parse_query
 from .rerank import apply_floor, collapse, diversify, passes_floor, rerank, vectors_of
-from .when import boost_time
+from .when import boost_time, scope_time
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -65,7 +65,9 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     s = core.settings.recall
     k = _check_k(k)
     now = core.now()
-    q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 else None)
+    # A time expression is read for the boost (any) and for the dated ranking (an absolute one).
+    q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 or s.time_scope > 0 else None,
+                    relative=s.time_boost > 0)
     f = make_filters(tier, **filters)
     n = max(s.candidates, k * 3)
     # Names the query gives that the store holds: the dense side embeds the query without them,
@@ -90,6 +92,7 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
         if c is not None:
             c.fused = value
     feed_back(core, pool, q, f, n, s.feedback_weight)
+    scope_time(core, pool, q, f, asked.result()[0], s.time_scope)
     size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
     spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap, reach=_reach(pool, size, q, s, bool(names)),
            answer_weight=s.answer_weight)
