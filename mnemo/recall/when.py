@@ -20,6 +20,24 @@ the width of the fall-off outside: a week.
 Relative expressions ("yesterday", "last month", "two weeks ago") are read against the clock
 (``now``, the core's clock), so they are tested with a fixed one. Only the first expression
 counts; a query without one is left as it is.
+
+**The dated ranking** (``scope_time``, ``recall.time_scope`` = φ). The boost can only reorder
+what BM25 and the embedding found, and the memory that answers "What news did Maria share on 16
+June, 2023?" ("Maria joined a gym") shares neither words nor much meaning with the question:
+what it shares is the date. So when the query names an *absolute* span (a date, a calendar
+month, a year: ``TimeSpan.absolute``), the memories said in [start, end + LAG] are read from the
+store (at most ``SCOPE_LIMIT``: a span holding more singles out no moment, and nothing is
+added), ranked by the cosine of their stored vectors to the query's among themselves, and fused
+in as one more ranking, weighing φ × the intent's vector weight (φ = 1: as much as the vector
+side, of which it is the part said then)::
+
+    fused'(d) = [fused(d) + φ · w_vector · minmax_span(cos(q, d))] / (1 + φ · w_vector)
+
+(the division keeps relevance in [0, 1], as the keyword feedback does). A memory of the span
+passes the relevance floor by its date. Relative expressions ("last year") are left to the
+boost and otherwise stay words of the query: in a question about a conversation they usually
+repeat what was said then ("the camping trip last year"), and the clock's reading of them is the
+question's, not the memory's.
 """
 
 from __future__ import annotations
