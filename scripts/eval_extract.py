@@ -10,8 +10,8 @@ the stored memories are mapped back to their turns. Printed per conversation and
 - named: share of memories that name a participant (who said or did it);
 - the memory types.
 
-`--folds loo` chooses the statement filter's threshold, evidence weight and self weight
-(`mnemo.nlp.extract.STATEMENT_THRESHOLD`, `EVIDENCE_WEIGHT`, `SELF_WEIGHT`) on all conversations but one and
+`--folds loo` chooses the statement filter's threshold and evidence weight (with `--self`, the
+self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`, `EVIDENCE_WEIGHT`, `SELF_WEIGHT`) on all conversations but one and
 reports the one left out, for each in turn; the memories of one ingest with every candidate kept
 are filtered by the margin, evidence and turn's first-person count each one carries, so the sweep costs one ingest per
 conversation. The choice minimises the shortfall from the two goals, a lost cited turn counting
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cited-weight", type=float, default=CITED_WEIGHT, help="cost of a lost cited turn in the objective")
     ap.add_argument("--curve", action="store_true", help="held-out figures over a range of cited weights")
     ap.add_argument("--signals", action="store_true", help="turn-level AUC of the strength and of context signals")
-    ap.add_argument("--no-self", action="store_true", help="leave the turn's first-person count out (self weight 0)")
+    ap.add_argument("--self", action="store_true", dest="self_", help="also sweep the self weight (off as shipped)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
 
     runs = [ingest_one(s, log) for s in data]
     default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT, extract.SELF_WEIGHT)
-    self_weights = [0.0] if args.no_self else SELF_WEIGHTS
+    self_weights = SELF_WEIGHTS if args.self_ else [extract.SELF_WEIGHT]
     insample = [measure(r, *default) for r in runs]
     out: dict[str, Any] = {"threshold": default[0], "evidence_weight": default[1], "self_weight": default[2],
                            "in_sample": {r["id"]: row for r, row in zip(runs, insample, strict=True)},

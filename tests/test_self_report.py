@@ -43,21 +43,29 @@ def _kept(real_embedder, lines: list[tuple[str, str]]) -> list[str]:
     return [cands[i].text for i in judge(cands, vectors, [s != c.text for s, c in zip(said, cands, strict=True)], real_embedder)]
 
 
+# The weight and threshold the LoCoMo folds chose with the self count in the sweep (shipped off:
+# see extract.SELF_WEIGHT).
+SWEPT = {"SELF_WEIGHT": 0.25, "STATEMENT_THRESHOLD": 0.03}
+
+
 @pytest.mark.slow
-def test_a_borderline_statement_is_kept_when_its_speaker_speaks_of_themselves(real_embedder) -> None:
-    # The same sentence; the margin alone leaves it just below the threshold, and a turn in which
-    # the speaker speaks of themselves ("I know!", too short to be a memory of its own) lifts it.
+def test_a_borderline_statement_is_kept_when_its_speaker_speaks_of_themselves(real_embedder,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SWEPT.items():
+        monkeypatch.setattr(extract, name, value)
+    # The same sentence; the margin alone leaves it below the threshold, and a turn in which the
+    # speaker speaks of themselves ("I know!", too short to be a memory of its own) lifts it.
     assert _kept(real_embedder, [("Ana", "We went to the fair on Sunday."), ("Ben", "The market was busy.")]) == [
         "We went to the fair on Sunday."]
     assert "The market was busy." in _kept(real_embedder, [("Ana", "We went to the fair on Sunday."),
                                                            ("Ben", "I know! The market was busy.")])
-
-
-@pytest.mark.slow
-def test_the_shipped_weight_is_what_lifts_it(real_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(extract, "SELF_WEIGHT", 0.0)
     assert "The market was busy." not in _kept(real_embedder, [("Ana", "We went to the fair on Sunday."),
                                                                ("Ben", "I know! The market was busy.")])
+
+
+def test_shipped_off() -> None:
+    assert extract.SELF_WEIGHT == 0.0  # see the comment at extract.SELF_WEIGHT: the held-out sets disagree
 
 
 @pytest.mark.parametrize("text", ["That's awesome, I'm so happy for you!", "I'm so proud of you!",
