@@ -149,6 +149,9 @@ def measure(home: Path, real: Any, qs: list[str]) -> dict[str, Any]:
     with Mnemo(settings, clock=Clock(NOW), embedder=real) as m:
         n = m.core.store.count()
         col = m.core.index.collection("memories")
+        # The search beam the store's collection was created with (index.chroma.SEARCH_EF; a store
+        # built before it keeps Chroma's 100): the floor's query and recall's both use it.
+        ef = (getattr(col, "configuration", None) or {}).get("hnsw", {}).get("ef_search")
 
         def raw_query(v: np.ndarray) -> Any:
             return col.query(query_embeddings=np.asarray([v], dtype=np.float32), n_results=10, include=["distances"])
@@ -183,7 +186,7 @@ def measure(home: Path, real: Any, qs: list[str]) -> dict[str, Any]:
         "floor_p50_ms": round(pct(floor, 50), 2), "floor_p95_ms": round(pct(floor, 95), 2),
         "recall_touch_p50_ms": round(pct(touched, 50), 2),
         "pipeline_p50_ms": round(pct(cached, 50), 2), "pipeline_p95_ms": round(pct(cached, 95), 2),
-        "load_average": round(os.getloadavg()[0], 2),
+        "load_average": round(os.getloadavg()[0], 2), "ef_search": ef,
     }
     out["ratio_p50"] = round(out["recall_p50_ms"] / out["floor_p50_ms"], 2)
     return out
@@ -252,16 +255,17 @@ def main(argv: list[str] | None = None) -> int:
               f"({getattr(real, 'backend', 'torch')}; torch threads: {torch.get_num_threads()})")
         print()
         print("| memories | recall p50 | recall p95 | floor p50 | floor p95 | p50 / floor | pipeline p50 (p95), "
-              "embedding cached | recall+touch p50 | load avg |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+              "embedding cached | recall+touch p50 | load avg | search ef |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for r in results:
             print(f"| {r['memories']:,} | {r['recall_p50_ms']:.1f} ms | {r['recall_p95_ms']:.1f} ms | {r['floor_p50_ms']:.1f} ms "
                   f"| {r['floor_p95_ms']:.1f} ms | {r['ratio_p50']:.2f}x | {r['pipeline_p50_ms']:.1f} ms "
-                  f"({r['pipeline_p95_ms']:.1f} ms) | {r['recall_touch_p50_ms']:.1f} ms | {r['load_average']} |")
+                  f"({r['pipeline_p95_ms']:.1f} ms) | {r['recall_touch_p50_ms']:.1f} ms | {r['load_average']} | {r['ef_search']} |")
         print()
         print("floor = embed the query (uncached) + one raw Chroma collection.query for the top 10. Targets: at 10k, "
               "p50 within 3x of the floor; at 100k, p50 under 60 ms. load avg: the machine's 1-minute load "
-              f"(on {os.cpu_count()} cores) when each size was measured.")
+              f"(on {os.cpu_count()} cores) when each size was measured. search ef: the HNSW beam of the store's "
+              "collection (1000 since index.chroma.SEARCH_EF; a store built before keeps 100).")
     return 0
 
 

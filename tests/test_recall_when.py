@@ -117,6 +117,7 @@ def test_recall_prefers_the_memory_said_in_the_named_month(home: Path) -> None:
     with Mnemo(settings, clock=clock, embedder=HashEmbedder(64)) as m:
         m.settings.recall.rerank_weight = 0.0  # relevance only: the two differ by date alone
         m.settings.recall.name_boost = 0.0  # the time step alone (both name John; names.py has its own tests)
+        m.settings.recall.time_scope = 0.0  # the boost alone (the dated ranking has its own tests)
         march = m.save("John went to a team dinner with colleagues downtown", created_at=ts(2023, 3, 12)).id
         june = m.save("John went to a team dinner with his colleagues", created_at=ts(2023, 6, 2)).id
         q = "Where did John go with colleagues in March 2023?"
@@ -153,3 +154,98 @@ def test_feedback_finds_the_memory_that_shares_no_word_with_the_query(home: Path
         assert "Running by the river keeps my head clear" not in [h.content for h in m.recall(q, k=2, touch=False)]
         m.settings.recall.feedback_weight = 1.0
         assert "Running by the river keeps my head clear" in [h.content for h in m.recall(q, k=2, touch=False)]
+
+
+# -- the dated ranking (when.scope_time) -----------------------------------------------------------
+@pytest.mark.parametrize(("query", "absolute"), [
+    ("What did Maria share on 16 June, 2023?", True),
+    ("What did John attend in March 2023?", True),
+    ("What did Caroline paint in 2022?", True),
+    ("When did Melanie go camping in June?", True),  # a calendar month (its year read from the clock)
+    ("the week before August 3, 2023", True),
+    ("a trip last year", False),
+    ("what we decided last week", False),
+    ("three days ago", False),
+    ("what did I eat yesterday", False),
+])
+def test_a_span_says_whether_it_names_the_calendar_or_counts_back_from_now(query: str, absolute: bool) -> None:
+    span = parse_when(query, NOW)
+    assert span is not None and span.absolute is absolute
+
+
+def test_without_the_boost_a_relative_expression_stays_words_of_the_query() -> None:
+    q = parse_query("What did Melanie see on the camping trip last year?", None, "recall", now=NOW, relative=False)
+    assert q.span is None and "last" in q.keywords.split() and "year" in q.keywords.split()
+    q = parse_query("What did Maria share on 16 June, 2023?", None, "recall", now=NOW, relative=False)
+    assert q.span is not None and q.span.text == "16 June, 2023" and q.keywords == "maria share"
+
+
+def _dated_store(m: Mnemo) -> str:
+    """Four memories on other days that share the question's words, twenty-six that share one of
+    them among many others, and one on 16 June 2023 that shares none; returns that one's id."""
+    m.settings.recall.neighbour_gap = 0.0  # no conversation context: the dated ranking alone
+    strong = [{"content": f"Exciting news {i}: the garden club shared its plans", "created_at": ts(2023, 3, 1 + i)}
+              for i in range(4)]
+    weak = [{"content": f"Item {i} of the long weekly newsletter about roses, soil, compost and the news of the town hall",
+             "created_at": ts(2023, 4, 1 + i)} for i in range(26)]
+    m.save_many(strong + weak)
+    return m.save("Joined a gym and sticking to the workout routine", created_at=ts(2023, 6, 16)).id
+
+
+def test_the_memory_said_on_the_named_day_joins_the_results(home: Path) -> None:
+    settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
+    with Mnemo(settings, clock=Clock(NOW), embedder=HashEmbedder(64)) as m:
+        gym = _dated_store(m)
+        q = "What exciting news was shared on 16 June, 2023?"
+        m.settings.recall.time_scope = 0.0
+        assert gym not in [h.id for h in m.recall(q, k=5, touch=False)]  # no shared word, cosine under the floor
+        m.settings.recall.time_scope = 1.0
+        hits = m.recall(q, k=5, touch=False)
+        assert gym in [h.id for h in hits]
+        assert all(0.0 <= h.score <= 1.0 for h in hits)  # relevance stays in [0, 1]
+        # A relative expression, or no expression, adds nothing: the store is read by date only for a date.
+        assert gym not in [h.id for h in m.recall("What exciting news was shared last year?", k=5, touch=False)]
+        assert gym not in [h.id for h in m.recall("What exciting news was shared?", k=5, touch=False)]
+
+
+def test_a_span_that_holds_more_than_the_limit_adds_nothing(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemo.index.filters import make_filters
+    from mnemo.recall import when
+    from mnemo.recall.candidates import Pool
+
+    settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
+    with Mnemo(settings, clock=Clock(NOW), embedder=HashEmbedder(64)) as m:
+        m.save_many([{"content": f"Errand {i} done in town", "created_at": ts(2023, 6, 16)} for i in range(4)])
+        q = parse_query("What was done on 16 June, 2023?", None, "recall", now=NOW, relative=False)
+        vec = m.core.embedder.embed_query(q.semantic)
+        monkeypatch.setattr(when, "SCOPE_LIMIT", 4)  # the day holds four memories: still a moment
+        pool = Pool()
+        assert when.scope_time(m.core, pool, q, make_filters(), vec, 1.0) == 4 and len(pool.candidates) == 4
+        monkeypatch.setattr(when, "SCOPE_LIMIT", 3)  # more than the limit: no dated ranking
+        pool = Pool()
+        assert when.scope_time(m.core, pool, q, make_filters(), vec, 1.0) == 0 and not pool.candidates
+
+
+def test_the_dated_ranking_arithmetic(home: Path) -> None:
+    """fused' = (fused + φ·w_vector·minmax(cos)) / (1 + φ·w_vector), on a real store's vectors."""
+    from mnemo.index.filters import make_filters
+    from mnemo.recall.candidates import Candidate, Pool
+    from mnemo.recall.when import scope_time
+
+    settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
+    with Mnemo(settings, clock=Clock(NOW), embedder=HashEmbedder(64)) as m:
+        a = m.save("the gym opened", created_at=ts(2023, 6, 16)).id
+        b = m.save("a parcel arrived", created_at=ts(2023, 6, 18)).id
+        m.save("the gym closed", created_at=ts(2023, 1, 2))  # outside the span
+        q = parse_query("the gym on 16 June, 2023", None, "recall", now=NOW, relative=False)
+        vec = m.core.embedder.embed_query(q.semantic)
+        pool = Pool(candidates={a: Candidate(id=a, tier="stm", fused=0.4)})
+        assert scope_time(m.core, pool, q, make_filters(), vec, 1.0) == 2
+        share = 1.0 * q.w_vector
+        cos = {i: float(v @ vec) for i, v in m.core.index.get_vectors("memories", [a, b]).items()}
+        top, low = (a, b) if cos[a] > cos[b] else (b, a)
+        fused0 = {a: 0.4, b: 0.0}
+        assert pool.candidates[top].fused == pytest.approx((fused0[top] + share) / (1 + share), rel=1e-5)
+        assert pool.candidates[low].fused == pytest.approx(fused0[low] / (1 + share), rel=1e-5)
+        assert pool.candidates[b].dated and pool.candidates[b].sim == pytest.approx(cos[b], rel=1e-5)
+        assert scope_time(m.core, Pool(), q, make_filters(), vec, 0.0) == 0  # φ = 0: off

@@ -11,7 +11,9 @@ A promoted memory and its note are one thing: the memory is folded into its note
 best-ranked chunk of that note among the candidates, else the note's first chunk).
 
 Candidates are checked on light rows (a few columns); whole memories are loaded only for the
-head that can still reach the results (``load_memories``, called by the pipeline).
+head that can still reach the results (``within_reach``, then ``load_memories``, called by the
+pipeline). A step that needs only a candidate's text (the names step) reads just that
+(``load_texts``), so the bound can be drawn again on what it leaves before memories are loaded.
 """
 
 from __future__ import annotations
@@ -52,10 +54,12 @@ class Candidate:
     reason: str = "match"  # match | link | review
     via: str | None = None  # link expansion: the hit it was reached from
     context_from: str | None = None  # conversation context: the neighbouring turn that lent relevance
+    dated: bool = False  # said in the span the query names (when.scope_time): relevant by its date
     session_id: str | None = None  # from the light row (before the memory is loaded)
     note_path: str | None = None
     at: float | None = None  # when it happened (event_at) or was said (created_at), from the light row
     seq: int | None = None  # save order (the store's rowid), from the light row: the last tie-break
+    text: str | None = None  # the memory's content, read without the whole memory (``load_texts``)
 
     @property
     def memory_id(self) -> str | None:
@@ -212,6 +216,55 @@ def search_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def within_reach(ranked: list[Candidate], size: int, weight: float, slack: float = 1.0) -> list[Candidate]:
+    """The candidates of ``ranked`` (best relevance first) that can still be among the ``size``
+    best scores. Exactly: a score is relevance × a factor in [1 − w, 1] (``rerank``, w =
+    ``weight``), so a candidate whose relevance is below (1 − w) × the size-th best can never pass
+    the size candidates above it. ``slack``: how much a step still to come may lower a relevance
+    (it may lower the size above by as much, so the bound is divided by it)."""
+    if len(ranked) <= size:
+        return list(ranked)
+    bound = (1.0 - min(1.0, max(0.0, weight))) * ranked[size - 1].fused / max(1.0, slack)
+    return [c for c in ranked if c.fused >= bound]
+
+
+def load_texts(core: Core, cands: list[Candidate], filters: Filters) -> list[Candidate]:
+    """Read the text of each memory candidate that has neither its memory nor its text; drop the
+    ones that are gone or fail the filters (as ``load_memories`` would)."""
+    want = [c.id for c in cands if c.tier == "stm" and c.memory is None and c.text is None]
+    found = core.store.light_texts(want) if want else {}
+    out: list[Candidate] = []
+    for c in cands:
+        if c.tier == "stm" and c.memory is None and c.text is None:
+            r = found.get(c.id)
+            if r is None or not filters.matches_row(r):
+                continue
+            c.text = r["content"]
+        out.append(c)
+    return out
+
+
+def text_of(c: Candidate) -> str:
+    """A candidate's text: a chunk's passage, else its memory's content (or the text read for it)."""
+    if c.tier == "ltm" and c.hit is not None:
+        return c.hit.content
+    if c.memory is not None:
+        return c.memory.content
+    return c.text or ""
+
+
+def give_seq(core: Core, cands: list[Candidate]) -> None:
+    """Give memory candidates made from whole memories (link expansion) the save order of their
+    light row: without it ``rank_key`` would order their ties (links from one seed, damped
+    alike, score the same) by the random ids."""
+    want = [c.id for c in cands if c.tier == "stm" and c.seq is None]
+    rows = core.store.light_rows(want) if want else {}
+    for c in cands:
+        r = rows.get(c.id)
+        if r is not None and c.seq is None:
+            c.seq = int(r["seq"])
 
 
 def load_memories(core: Core, cands: list[Candidate], filters: Filters) -> list[Candidate]:

@@ -28,7 +28,16 @@ from ..errors import InvalidInput
 from ..index.filters import Filters, make_filters
 from ..index.vectors import memory_neighbours
 from ..models import Hit, Status
-from .candidates import Candidate, gather, load_memories, rank_key
+from .candidates import (
+    Candidate,
+    gather,
+    give_seq,
+    load_memories,
+    load_texts,
+    rank_key,
+    text_of,
+    within_reach,
+)
 from .expand import expand
 from .feedback import feed_back
 from .fusion import fuse
@@ -36,7 +45,7 @@ from .names import boost_names, known_names, query_names, strip_names
 from .neighbours import spread
 from .query import Query, parse_query
 from .rerank import apply_floor, collapse, diversify, passes_floor, rerank, vectors_of
-from .when import boost_time
+from .when import boost_time, scope_time
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -65,7 +74,9 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     s = core.settings.recall
     k = _check_k(k)
     now = core.now()
-    q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 else None)
+    # A time expression is read for the boost (any) and for the dated ranking (an absolute one).
+    q = parse_query(query, intent, s.intent, s.stopwords, now=now if s.time_boost > 0 or s.time_scope > 0 else None,
+                    relative=s.time_boost > 0)
     f = make_filters(tier, **filters)
     n = max(s.candidates, k * 3)
     # Names the query gives that the store holds: the dense side embeds the query without them,
@@ -90,6 +101,7 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
         if c is not None:
             c.fused = value
     feed_back(core, pool, q, f, n, s.feedback_weight)
+    scope_time(core, pool, q, f, asked.result()[0], s.time_scope)
     size = max(3 * k, k + 10)  # the head: what re-ranking, collapsing and review work on
     spread(core, pool, f, s.neighbour_weight, sources=2 * size, gap=s.neighbour_gap, reach=_reach(pool, size, q, s, bool(names)),
            answer_weight=s.answer_weight)
@@ -99,19 +111,19 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     # Re-ranking moves a score by at most the rerank weight, so only the head by relevance (with
     # room to spare) can reach the results: only its memories are loaded and scored.
     cands = sorted(cands, key=lambda c: rank_key(c, c.fused))[: 2 * size]
-    if len(cands) > size:
-        # Exactly: a score is relevance × a factor in [1 − w, 1], so a candidate whose relevance
-        # is below (1 − w) × the size-th best can never pass the size candidates above it.
-        # (On a 10k store a third of the 2 × size are left unloaded.)
-        bound = (1.0 - min(1.0, max(0.0, s.rerank_weight))) * cands[size - 1].fused
-        if names:  # the names step lowers relevance by at most 1 + β
-            bound /= 1.0 + s.name_boost
-        cands = [c for c in cands if c.fused >= bound]
+    # (On a 10k store a third of the 2 × size are left unloaded.)
+    cands = within_reach(cands, size, s.rerank_weight, slack=1.0 + s.name_boost if names else 1.0)
+    if names:
+        # The names step reads only the texts (the names step lowers relevance by at most 1 + β,
+        # hence the slack above); the bound is then drawn again on the relevance it leaves, so
+        # whole memories are loaded for about two thirds as many candidates.
+        cands = load_texts(core, cands, f)
+        boost_names(cands, text_of, names, s.name_boost)
+        cands = within_reach(sorted(cands, key=lambda c: rank_key(c, c.fused)), size, s.rerank_weight)
     # The stored vectors (for collapsing near-duplicates) are read from Chroma on the worker
     # thread while SQLite loads and re-ranks the same candidates here: the head is among them.
     reading = core.background.submit(vectors_of, core, cands)
     cands = load_memories(core, cands, f)
-    boost_names(cands, _text_of, names, s.name_boost)
     ret = rerank(core, cands, s.rerank_weight, now)
     ordered = sorted(cands, key=lambda c: rank_key(c, c.score))
     head = ordered[:size]
@@ -123,18 +135,13 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     taken = {c.id for c in kept} | {c.memory.id for c in kept if c.memory is not None}
     linked = expand(core, primary[: max(0, s.expand_from)], f, s.expand_depth, s.expand_damping, taken, heal=heal)
     if linked:
+        give_seq(core, linked)
         vectors.update(vectors_of(core, linked))
         merged = collapse(sorted(primary + linked, key=lambda c: (-c.score, c.reason != "match", rank_key(c, c.score))), vectors,
                           s.duplicate_cosine, s.max_chunks_per_note)
         primary = merged[:k]
     results = blend_reviews(core, primary, kept[k:], k, ret, now)
     return Searched(q, f, results, vectors)
-
-
-def _text_of(c: Candidate) -> str:
-    if c.tier == "ltm" and c.hit is not None:
-        return c.hit.content
-    return c.memory.content if c.memory is not None else ""
 
 
 def _reach(pool: Any, size: int, q: Query, s: Any, named: bool = False) -> float:

@@ -62,10 +62,11 @@ def _quoted(text: str) -> str | None:
 
 
 def parse_query(query: str, intent: str | None, default_intent: str, stopwords: bool = True,
-                now: float | None = None) -> Query:
+                now: float | None = None, relative: bool = True) -> Query:
     """An explicit intent wins; a query wrapped in double quotes is an exact-phrase search and
     behaves like the ``exact`` intent unless another intent is asked for. With ``now`` the
-    query's time expression is read (``when.parse_when``) and left out of the keywords."""
+    query's time expression is read (``when.parse_when``) and left out of the keywords; with
+    ``relative`` False only an absolute one (a date, a month, a year): "last year" stays words."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("the query is empty", hint="say what to recall")
     text = query.strip()
@@ -79,5 +80,7 @@ def parse_query(query: str, intent: str | None, default_intent: str, stopwords: 
     if phrase:
         return Query(text, phrase, phrase, True, chosen, w_bm25, w_vec)
     span = parse_when(text, now) if now is not None else None
+    if span is not None and not span.absolute and not relative:
+        span = None
     keywords = keyword_text(strip_expression(text, span), stopwords) if span else ""
     return Query(text, text, keywords or keyword_text(text, stopwords), False, chosen, w_bm25, w_vec, span)

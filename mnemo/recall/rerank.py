@@ -46,7 +46,7 @@ def rerank_factor(value: float, weight: float) -> float:
 
 def passes_floor(c: Candidate, floor: float, pool: dict[str, Candidate] | None = None) -> bool:
     def direct(x: Candidate) -> bool:
-        return x.bm25 is not None or (x.sim is not None and x.sim > floor)
+        return x.bm25 is not None or x.dated or (x.sim is not None and x.sim > floor)
 
     if direct(c) or c.reason != "match":
         return True

@@ -20,6 +20,24 @@ the width of the fall-off outside: a week.
 Relative expressions ("yesterday", "last month", "two weeks ago") are read against the clock
 (``now``, the core's clock), so they are tested with a fixed one. Only the first expression
 counts; a query without one is left as it is.
+
+**The dated ranking** (``scope_time``, ``recall.time_scope`` = φ). The boost can only reorder
+what BM25 and the embedding found, and the memory that answers "What news did Maria share on 16
+June, 2023?" ("Maria joined a gym") shares neither words nor much meaning with the question:
+what it shares is the date. So when the query names an *absolute* span (a date, a calendar
+month, a year: ``TimeSpan.absolute``), the memories said in [start, end + LAG] are read from the
+store (at most ``SCOPE_LIMIT``: a span holding more singles out no moment, and nothing is
+added), ranked by the cosine of their stored vectors to the query's among themselves, and fused
+in as one more ranking, weighing φ × the intent's vector weight (φ = 1: as much as the vector
+side, of which it is the part said then)::
+
+    fused'(d) = [fused(d) + φ · w_vector · minmax_span(cos(q, d))] / (1 + φ · w_vector)
+
+(the division keeps relevance in [0, 1], as the keyword feedback does). A memory of the span
+passes the relevance floor by its date. Relative expressions ("last year") are left to the
+boost and otherwise stay words of the query: in a question about a conversation they usually
+repeat what was said then ("the camping trip last year"), and the clock's reading of them is the
+question's, not the memory's.
 """
 
 from __future__ import annotations
@@ -27,9 +45,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from .fusion import minmax
+
+if TYPE_CHECKING:
+    from ..core import Core
+    from ..index.filters import Filters
+    from .candidates import Pool
+    from .query import Query
 
 DAY = 86400.0
 LAG = 7 * DAY
@@ -74,6 +102,7 @@ class TimeSpan:
     start: float  # UNIX seconds, inclusive
     end: float  # UNIX seconds, exclusive
     text: str  # the expression as written in the query
+    absolute: bool = True  # names a calendar date, month or year (not counted back from now)
 
     def closeness(self, at: float | None) -> float:
         """1 inside [start, end + LAG]; exp(−distance / SPREAD) outside; 0 without a time."""
@@ -94,6 +123,10 @@ def _utc(ts: float) -> datetime:
 
 def _span(a: datetime, b: datetime, text: str) -> TimeSpan:
     return TimeSpan(a.timestamp(), b.timestamp(), text)
+
+
+def _relative_span(a: datetime, b: datetime, text: str) -> TimeSpan:
+    return TimeSpan(a.timestamp(), b.timestamp(), text, absolute=False)
 
 
 def _month_span(year: int, month: int, text: str) -> TimeSpan:
@@ -151,29 +184,29 @@ def _relative(text: str, now: datetime) -> TimeSpan | None:
             continue
         said = m.group(0)
         if kind == "yesterday":
-            return _span(today - timedelta(days=1), today, said)
+            return _relative_span(today - timedelta(days=1), today, said)
         if kind == "today":
-            return _span(today, today + timedelta(days=1), said)
+            return _relative_span(today, today + timedelta(days=1), said)
         if kind == "ago":
             days = _count(m.group("n")) * _UNIT_DAYS[m.group("unit").lower()]
             at = today - timedelta(days=days)
             half = timedelta(days=max(1, days // 4))  # "two weeks ago" is not to the day
-            return _span(at - half, at + half + timedelta(days=1), said)
+            return _relative_span(at - half, at + half + timedelta(days=1), said)
         rel, unit = m.group("rel").lower(), m.group("unit").lower()
         if unit in ("week", "weekend"):
             monday = today - timedelta(days=today.weekday())
             start = monday if rel == "this" else monday - timedelta(days=7)
             if unit == "weekend":
                 start += timedelta(days=5)
-                return _span(start, start + timedelta(days=2), said)
-            return _span(start, start + timedelta(days=7), said)
+                return _relative_span(start, start + timedelta(days=2), said)
+            return _relative_span(start, start + timedelta(days=7), said)
         if unit == "month":
             if rel == "this":
-                return _month_span(now.year, now.month, said)
+                return replace(_month_span(now.year, now.month, said), absolute=False)
             y, mo = (now.year, now.month - 1) if now.month > 1 else (now.year - 1, 12)
-            return _month_span(y, mo, said)
+            return replace(_month_span(y, mo, said), absolute=False)
         y = now.year if rel == "this" else now.year - 1
-        return _span(datetime(y, 1, 1, tzinfo=UTC), datetime(y + 1, 1, 1, tzinfo=UTC), said)
+        return _relative_span(datetime(y, 1, 1, tzinfo=UTC), datetime(y + 1, 1, 1, tzinfo=UTC), said)
     return None
 
 
@@ -220,3 +253,44 @@ def boost_time(cands: Iterable[_Timed], span: TimeSpan, weight: float) -> None:
         return
     for c in cands:
         c.fused *= (1.0 + weight * span.closeness(c.at)) / (1.0 + weight)
+
+
+
+SCOPE_LIMIT = 100  # memories read from a span at most; a span holding more singles out no moment
+
+
+def scope_time(core: Core, pool: Pool, q: Query, filters: Filters, qvec: Any, weight: float) -> int:
+    """The dated ranking of the module docstring, fused into the pool in place: the memories
+    said in [start, end + LAG] of the absolute span the query names, ranked by the cosine of
+    their stored vectors to the query's, join as candidates; returns how many were ranked."""
+    span = q.span
+    if weight <= 0 or span is None or not span.absolute or q.phrase or not filters.wants_stm or qvec is None:
+        return 0
+    mems = core.store.recent_live_memories(span.end + LAG, span.start, SCOPE_LIMIT + 1)
+    if not mems or len(mems) > SCOPE_LIMIT:
+        return 0
+    from .candidates import from_row, is_folded
+
+    mems = [m for m in mems if filters.matches(m)]
+    vecs = core.index.get_vectors("memories", [m.id for m in mems])
+    v = np.asarray(qvec, dtype=np.float32)
+    # In a fixed order (ties by id would follow the random ids): the cosine, then the save.
+    ranking = sorted(((m.id, float(vecs[m.id] @ v)) for m in mems if m.id in vecs), key=lambda kv: -kv[1])
+    if not ranking:
+        return 0
+    rows = core.store.light_rows([i for i, _ in ranking], pool.rows)
+    share = weight * q.w_vector
+    for (cid, sim), norm in zip(ranking, minmax([s for _, s in ranking]), strict=True):
+        c = pool.candidates.get(cid)
+        if c is None:
+            row = rows.get(cid)
+            if not isinstance(row, dict) or is_folded(row):
+                continue
+            c = pool.candidates[cid] = from_row(cid, row)
+        c.fused += share * norm
+        c.dated = True
+        if c.sim is None:
+            c.sim = sim
+    for c in pool.candidates.values():
+        c.fused /= 1.0 + share
+    return len(ranking)

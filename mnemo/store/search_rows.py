@@ -41,6 +41,12 @@ class SearchRows(Rows):
             cache.update((i, out.get(i)) for i in ids)
         return out
 
+    def light_texts(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """``light_rows`` (uncached) with each memory's ``content``: what recall's names step reads
+        to test who a candidate names, without decoding whole memories it may not keep."""
+        found = self.query_in(f"SELECT {LIGHT_COLUMNS}, content FROM memories WHERE id IN ({{marks}})", ids)
+        return {row["id"]: row for row in self._light(found)}
+
     def light_rows_at(self, seqs: Sequence[int], cache: dict[str, dict[str, Any] | None] | None = None) -> dict[int, dict[str, Any]]:
         """``light_rows`` by rowid (``seq``): what an FTS5 row names without reading its id (the
         FTS row shares the memory's rowid). Rows already in ``cache`` are not read again; the
