@@ -36,3 +36,20 @@ def test_stems_join_forms_of_one_word() -> None:
     assert rules.stems("the rejection") == rules.stems("was rejected")
     assert rules.stems("the flooding stopped") == rules.stems("floods stop")
     assert rules.stems("body logging") == rules.stems("logs the body")
+
+
+def test_which_is_why_mid_sentence_points_back() -> None:
+    assert ("because", "", True) in _rels("The engineer said no parts are made any more, which is why we ordered a heat pump.")
+    assert ("because", "", True) in _rels("Mine too, that's the reason I left.")
+    # "why" in a question or a relative clause is no cue.
+    assert not _rels("Nobody knows why the lights went out.", decision=False)
+
+
+def test_a_mishap_is_a_failure_a_loss_an_injury_or_a_price_that_rose() -> None:
+    for text in ("Our neighbour's dog bit my daughter in the park.", "Someone stole my bike from outside the gym.",
+                 "The venue raised its price by 30%.", "The insurer refused to pay.",
+                 "Grandma fell on the stairs twice."):
+        assert rules.mishap(text), text
+    for text in ("The garden centre closes at six.", "My wife got a job offer in Edinburgh.", "I read best late at night.",
+                 "We saw a band in Manchester last night.", "My cousin works as a mechanic at the harbour."):
+        assert not rules.mishap(text), text

@@ -30,6 +30,21 @@ CASES = {
     "The flood made us move the servers upstairs.": "decision",
     "We fixed the API timeout by adding retries with backoff.": "decision",
     "We're turning on strict type checks for the billing package in response.": "decision",
+    # A consequence said first, whoever acts; a rule set for the future; a stopgap; the option
+    # a mishap left ("ended up"); a step taken to stop a repeat.
+    "That's the reason she's moving into a flat near us in the spring.": "decision",
+    "We told the lecturer, and as a result she let us submit as a pair.": "decision",
+    "As a result, all prices are now stored in cents.": "decision",
+    "Balance reads go to the primary from now on.": "decision",
+    "Tablets stay in the kitchen after eight o'clock now.": "decision",
+    "I'm using my old laptop until the new one arrives.": "decision",
+    "We ended up renting a car and driving down.": "decision",
+    "To avoid a repeat, I'm working with a trainer on my form.": "decision",
+    "I've left a spare key with the neighbour downstairs.": "decision",
+    # ... but a thing's state now, a consequence that is a failure, or a taste are not.
+    "The app loads much faster now.": "fact",
+    "He's fine now.": "fact",
+    "As a result the site was down for two hours.": "fact",
     # Not decisions: an accident, taking up an activity without a reason.
     "I dropped my phone in the lake on Saturday.": "fact",
     "I started volunteering at the animal shelter last year.": "fact",

@@ -78,7 +78,10 @@ CUES: tuple[Cue, ...] = (
          # The consequence said last: "we hired a tutor as a result", "... in response".
          r"\b(?:as a (?:result|consequence)|in response|because of (?:that|this|it)|for (?:that|this) reason)\W*$|"
          # "... so it doesn't happen again", "..., which is why this won't happen again".
-         r"\b(?:it|that|this)(?: (?:won't|will not|doesn't|does not|can't|cannot|never)|n't) (?:happen|recur)s?(?: again)?\b", "anaphor"),
+         r"\b(?:it|that|this)(?: (?:won't|will not|doesn't|does not|can't|cannot|never)|n't) (?:happen|recur)s?(?: again)?\b|"
+         # Said mid-sentence: "I told my doctor, which is why she lowered the dose" goes on from
+         # what was said before as much as from its own first clause.
+         r",\s*(?:which|that|and that)(?:'s| is| was) (?:why|the reason)\b", "anaphor"),
     _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given(?: that| how)?|the reason (?:is|was)(?: that)?|"
          r"in light of|in response to|following|seeing as|now that|in the wake of|comes? from|came from|stems? from|stemmed from)\b", "after"),
     _cue("because", r"(?:^|,\s*)since\b", "after"),
@@ -497,16 +500,53 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
             src, dst = (new.id, target.id) if explains else (target.id, new.id)
             links.append(Link(src, dst, rel, "rule", CAUSAL_WEIGHT, now))
             linked.add(target.id)
-    if new.type == MemoryType.DECISION and not superseded and not any(ln.rel in CAUSAL_RELS for ln in links):
-        target = _answered(new, recent_first)
+    if not any(ln.rel in CAUSAL_RELS for ln in links):
+        # The answer to "why?" / "how come?" asked just after a statement is that statement's
+        # cause ("We moved the backup job to 4am." "How come?" "The 1am slot overlapped ...").
+        target = _asked_why(new, recent_first)
         if target is not None and target.id not in linked:
+            links.append(Link(new.id, target.id, "because", "rule", CAUSAL_WEIGHT, now))
+            linked.add(target.id)
+    if new.type == MemoryType.DECISION and not superseded and not any(ln.rel in CAUSAL_RELS for ln in links):
+        # A reason the decision names itself ("because of the new budget") that matched no
+        # memory is about something not said here: no mishap said before is its cause then.
+        own_reason = any(rel in ("because", "triggered") and not anaphoric and stems(span) for rel, span, anaphoric, _ in cues)
+        target = _answered(new, recent_first, mishaps=not own_reason)
+        # An "updates" link to it ("balance reads go to the primary from now on") says the
+        # decision changed something, not why: the cause is linked all the same.
+        if target is not None:
             rel = "resolves" if target.type == MemoryType.DEBUG_LOG else "because"
             links.append(Link(target.id, new.id, rel, "rule", CAUSAL_WEIGHT, now))
     return links
 
 
+# A question asking for the reason of what was just said ("Why?", "How come?", "Why the
+# rename?", "What broke?"): its answer is a cause, not a new topic.
+_WHY_QUESTION = re.compile(
+    r"^\W*(?:(?:and|but|so|oh|wait)\W+)?(?:why\b|how come\b|what (?:for|happened|broke|went wrong|caused (?:it|that|this))\b|what was the (?:reason|cause)\b)[^?]{0,80}\?",
+    re.I,
+)
 
-def _answered(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
+
+def _asked_why(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
+    """What ``new`` explains when it is the answer to a why-question asked of the memory said
+    just before the question, in the same conversation. The first statement of the answer
+    only: a second sentence of the same turn goes on from the first."""
+    context = new.meta.get("context") if isinstance(new.meta, dict) else None
+    if not isinstance(context, str) or not _WHY_QUESTION.search(context.strip()):
+        return None
+    turn = new.meta.get("turn")
+    close = [c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new)]
+    if not close or not isinstance(turn, int):
+        return None
+    if close[0].meta.get("turn") == turn:
+        return None  # not the answer's first statement
+    before = close[0]
+    return before if isinstance(before.meta.get("turn"), int) and before.meta["turn"] <= turn - 2 else None
+
+
+
+def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True) -> Memory | None:
     """The problem or event a decision with no causal cue answers: a report or a fact said
     just before in the same conversation that the decision names again in two content words
     at least ("The linter failed on the release branch because of an unused import." ... "I
@@ -523,7 +563,75 @@ def _answered(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
         key = (shared, old.type == MemoryType.DEBUG_LOG, -i)
         if shared >= ANSWER_MIN_WORDS and key > best:
             best, target = key, old
-    return target
+    if target is not None or not mishaps:
+        return target
+    # No words in common: a decision taken just after a mishap is told is the response to it
+    # ("The dog chewed through two cushions." ... "We've signed him up for daycare."). Only a
+    # mishap (a failure, a loss, an injury, a price that rose), only within a few turns, and
+    # not past another decision, which would be the response already.
+    turn = new.meta.get("turn") if isinstance(new.meta, dict) else None
+    for old in close:
+        t_old = old.meta.get("turn") if isinstance(old.meta, dict) else None
+        if isinstance(turn, int) and isinstance(t_old, int) and turn - t_old > ANAPHOR_MAX_TURNS:
+            break
+        if old.type == MemoryType.DECISION:
+            break
+        if old.type == MemoryType.DEBUG_LOG or (old.type == MemoryType.FACT and mishap(said(old))):
+            return old
+    return None
+
+
+# Words that tell of a mishap: something failed, broke, was lost or stolen, hurt, cost more.
+# A closed vocabulary of adverse events in everyday talk (not any labelled case's topic), read
+# as verb lemmas, adjectives and nouns.
+_MISHAP_VERBS = frozenset(
+    ["fail", "crash", "break", "die", "lose", "steal", "miss", "hurt", "injure", "fall", "flood", "leak", "cancel", "crack", "refuse",
+     "reject", "expire", "burn", "bite", "bully", "oversleep", "swell", "wreck", "ruin", "damage", "disappear", "burgle", "rob",
+     "overflow", "freeze", "forget", "suffer", "struggle", "collapse", "delay", "strand", "overcharge", "flunk", "sprain", "spill",
+     "drown", "chew", "scratch", "dent", "outgrow", "lag", "drop", "overdraw", "evict", "fire", "sack", "dump", "lock", "tear", "sink"]
+)
+_MISHAP_WORDS = frozenset(
+    ["allergic", "allergy", "sick", "ill", "illness", "pain", "painful", "sore", "dizzy", "injury", "injured", "broken", "stolen",
+     "lost", "stuck", "stale", "slow", "missing", "expensive", "wrong", "dead", "outage", "error", "errors", "bug", "problem",
+     "problems", "trouble", "accident", "emergency", "cramps", "migraine", "migraines", "headache", "infection", "worse", "overdue",
+     "pending", "behind", "unpaid", "fraud", "scam", "strike", "storm", "nightmare", "disaster", "complaint", "complaints",
+     "penalty", "debt", "leak", "flu", "fever", "rash", "insomnia", "exhausted", "burnout", "stress", "stressed", "anxious",
+     "crashed", "failed", "worn"]
+)
+# Irregular past forms of those verbs (``_verb_forms`` reads regular endings only).
+_MISHAP_PAST = {"bit": "bite", "bitten": "bite", "stole": "steal", "stolen": "steal", "forgot": "forget", "forgotten": "forget",
+                "overslept": "oversleep", "burnt": "burn", "outgrew": "outgrow", "outgrown": "outgrow", "spilt": "spill",
+                "tore": "tear", "torn": "tear", "sank": "sink", "sunk": "sink", "froze": "freeze", "frozen": "freeze",
+                "fell": "fall", "fallen": "fall", "broke": "break", "broken": "break", "lost": "lose", "died": "die", "dying": "die"}
+_COSTS = frozenset({"price", "prices", "bill", "bills", "cost", "costs", "rent", "fee", "fees", "fare", "fares", "premium", "rate", "rates", "tuition"})
+_RISES = frozenset({"raise", "rise", "rose", "double", "triple", "jump", "increase", "hike", "soar", "climb", "charge", "cost"})
+
+
+def _verb_forms(word: str) -> set[str]:
+    """The base forms an inflected word may come from, by its ending only ("chewed" -> "chew",
+    "bullied" -> "bully", "leaking" -> "leak"), so a word that only looks like a verb with a
+    letter cut ("first" / "fire") is never read as one."""
+    out = {word, IRREGULAR.get(word, word)}
+    for suffix, adds in (("ing", ("", "e")), ("ied", ("y",)), ("ed", ("", "e")), ("ies", ("y",)), ("es", ("", "e")), ("s", ("",))):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            out.update(stem + a for a in adds)
+            if suffix in ("ing", "ed") and len(stem) >= 4 and stem[-1] == stem[-2]:
+                out.add(stem[:-1])  # "dropped" -> "drop"
+            break
+    return out
+
+
+def mishap(text: str) -> bool:
+    """Whether a statement tells of something that went wrong (see ``_MISHAP_VERBS``)."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text)]
+    if any(w in _MISHAP_WORDS for w in words):
+        return True
+    lemmas = [{_MISHAP_PAST[w]} if w in _MISHAP_PAST else _verb_forms(w) for w in words]
+    if any(lem & _MISHAP_VERBS for lem in lemmas):
+        return True
+    # A cost that rose: "the venue raised its price", "the tickets would have cost 900 euros".
+    return any(w in _COSTS for w in words) and any(lem & _RISES for lem in lemmas)
 
 
 def _echo(want: set[str], old: Memory, new: Memory) -> float:

@@ -69,7 +69,7 @@ def classify(text: str) -> MemoryType:
 # preference is a lasting taste or habit ("I always choose aisle seats", "I usually cook at
 # home"); a session note is the speaker's own work in progress ("today I'm finishing ...").
 CHANGE_VERBS = frozenset(
-    ["move", "switch", "decide", "choose", "opt", "pick", "raise", "lower", "cut", "add", "remove", "cancel", "postpone", "reschedule", "replace", "upgrade", "downgrade", "migrate", "pin", "install", "sign", "join", "quit", "stop", "resubmit", "book", "buy", "hire", "rehome", "enable", "disable", "cap", "limit", "convert", "split", "accept", "ask", "revert", "roll", "drop", "adopt", "introduce", "implement", "ban", "block", "set", "increase", "decrease", "reduce", "change", "fly", "plant", "rent", "sell", "return", "apply", "register", "enroll", "enrol", "delay", "skip", "swap", "rewrite", "refactor", "deprecate", "disable", "re-enable", "fix", "stream", "schedule", "take", "make", "put", "keep", "turn", "negotiate"]
+    ["move", "switch", "decide", "choose", "opt", "pick", "raise", "lower", "cut", "add", "remove", "cancel", "postpone", "reschedule", "replace", "upgrade", "downgrade", "migrate", "pin", "install", "sign", "join", "quit", "stop", "resubmit", "book", "buy", "hire", "rehome", "enable", "disable", "cap", "limit", "convert", "split", "accept", "ask", "revert", "roll", "drop", "adopt", "introduce", "implement", "ban", "block", "set", "increase", "decrease", "reduce", "change", "fly", "plant", "rent", "sell", "return", "apply", "register", "enroll", "enrol", "delay", "skip", "swap", "rewrite", "refactor", "deprecate", "disable", "re-enable", "fix", "stream", "schedule", "take", "make", "put", "keep", "turn", "negotiate", "leave", "order"]
 )
 STATE_VERBS = frozenset(
     ["be", "have", "feel", "think", "know", "love", "like", "enjoy", "see", "hear", "watch", "seem", "look", "sound", "want", "need", "find", "get", "visit", "spend", "finish", "win", "lose", "miss", "fail", "break", "crack", "hurt", "sleep", "eat", "drink", "bake", "read", "play", "meet", "say", "tell", "talk", "chat", "work", "live", "grow", "cook", "prefer", "hate", "dislike"]
@@ -81,7 +81,7 @@ IRREGULAR = {"went": "go", "gone": "go", "chose": "choose", "chosen": "choose", 
               "found": "find", "won": "win", "lost": "lose", "broke": "break", "slept": "sleep", "ate": "eat",
               "drank": "drink", "read": "read", "met": "meet", "said": "say", "told": "tell", "began": "begin",
               "grew": "grow", "ran": "run", "fell": "fall", "blew": "blow", "froze": "freeze", "hung": "hang", "rose": "rise",
-              "thought": "think", "knew": "know", "heard": "hear", "did": "do", "done": "do"}
+              "thought": "think", "knew": "know", "heard": "hear", "did": "do", "done": "do", "left": "leave"}
 HABIT = frozenset({"always", "usually", "never", "normally", "generally", "typically", "often", "rarely", "mostly"})
 _FIRST_SUBJECTS = frozenset({"i", "we"})
 _PEOPLE = frozenset({"i", "we", "he", "she", "they", "you"})
@@ -127,9 +127,52 @@ def _first_person_agent(verb: Any) -> bool:
     return subj.dep_ == "nsubj" and any(p.lower_ in _FIRST_SUBJECTS for p in people)
 
 
+# A consequence said first ("As a result, ...", "That's the reason she's moving ...", "To avoid a
+# repeat, ..."): what follows is what someone did about it, whoever the subject is.
+_CONSEQUENCE = re.compile(
+    r"^(?:so|as a (?:result|consequence)|therefore|hence|consequently|(?:that's|that’s|that is|this is|which is) (?:why|the reason)|"
+    r"for (?:that|this) reason|to (?:stop|prevent|avoid)\b[^,]*,)(?!\w)", re.I)
+# A rule set for the future, whoever it binds: "balance reads go to the primary from now on".
+_POLICY = re.compile(r"\b(?:from now on|going forward|from today on|as of (?:today|now)|starting (?:today|tomorrow|next \w+))\b", re.I)
+
+
 def _decided(span: Any) -> bool:
     text = span.text.strip()
     reason = bool(_REASON.search(text))
+    consequence = bool(_CONSEQUENCE.search(text)) or bool(re.search(r",\s*(?:and\s+)?as a (?:result|consequence)\b", text, re.I))
+    purpose = bool(re.match(r"(?:to (?:stop|prevent|avoid)|so (?:that )?(?:it|this|that) (?:doesn't|does not|won't|never))\b", text, re.I))
+    for tok in span:
+        if tok.pos_ not in ("VERB", "AUX"):
+            continue
+        lemmas = verb_lemmas(tok.text)
+        if lemmas & FAIL_VERBS or lemmas & _TASTE:
+            continue
+        # What a consequence clause asserts: the root, or the clause a "that's the reason" /
+        # "that's why" root introduces, or the second half after ", and as a result".
+        head = tok.head.head if tok.head.lower_ in ("reason", "why") else tok.head
+        said_after = tok.dep_ in ("relcl", "ccomp", "conj") and head.dep_ == "ROOT" and (
+            verb_lemmas(head.text) & {"be"} or any(c.lower_ == "result" for c in tok.subtree))
+        if consequence and said_after and tok.pos_ == "VERB" and not (lemmas & STATE_VERBS and not lemmas & CHANGE_VERBS):
+            return True  # "that's the reason she's moving into a flat", "and as a result she let us submit"
+        if tok.dep_ != "ROOT" or not _main_clause(tok):
+            continue
+        now = any(t.lower_ == "now" and t.dep_ == "advmod" for t in tok.subtree)
+        if _POLICY.search(text) and tok.tag_ in ("VBP", "VBZ", "VB", "VBG", "MD"):
+            return True
+        if consequence and not (lemmas & STATE_VERBS and not lemmas & CHANGE_VERBS) and tok.pos_ == "VERB":
+            return True  # "so from January I'm driving her to school myself"
+        if consequence and now and lemmas & {"be"}:
+            return True  # "as a result, all amounts are now a Money type": the state it was changed to
+        if purpose and tok.pos_ == "VERB" and _first_person_agent(tok) and not lemmas & {"be", "have", "feel", "think", "know", "seem"}:
+            return True  # "to avoid a repeat, I'm working with a trainer": an act taken for a purpose
+        subj = next((c for c in tok.children if c.dep_ == "nsubj"), None)
+        if now and tok.pos_ == "VERB" and tok.tag_ == "VBP" and subj is not None and subj.pos_ == "NOUN" and not lemmas & STATE_VERBS:
+            return True  # "staging alerts go to a Slack channel now": a practice that changed, not a thing's state
+        if lemmas & {"end"} and any(c.dep_ == "prt" and c.lower_ == "up" for c in tok.children) and _first_person_agent(tok):
+            return True  # "we ended up renting a car": the option taken
+        if (_first_person_agent(tok) and tok.tag_ in ("VBG", "VBP") and not lemmas & STATE_VERBS
+                and any(t.lower_ == "until" for t in tok.subtree)):
+            return True  # "I'm using my old phone until the new one arrives": a stopgap chosen
     for tok in span:
         if tok.pos_ != "VERB" or not _main_clause(tok) or not _first_person_agent(tok):
             continue
