@@ -10,10 +10,10 @@ the stored memories are mapped back to their turns. Printed per conversation and
 - named: share of memories that name a participant (who said or did it);
 - the memory types.
 
-`--folds loo` chooses the statement filter's threshold and evidence weight
-(`mnemo.nlp.extract.STATEMENT_THRESHOLD`, `EVIDENCE_WEIGHT`) on all conversations but one and
+`--folds loo` chooses the statement filter's threshold and evidence weight (with `--self`, the
+self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`, `EVIDENCE_WEIGHT`, `SELF_WEIGHT`) on all conversations but one and
 reports the one left out, for each in turn; the memories of one ingest with every candidate kept
-are filtered by the margin and evidence each one carries, so the sweep costs one ingest per
+are filtered by the margin, evidence and turn's first-person count each one carries, so the sweep costs one ingest per
 conversation. The choice minimises the shortfall from the two goals, a lost cited turn counting
 `--cited-weight` times a kept uncited one; `--curve` prints the held-out figures for a range of
 cited weights: the trade-off the shipped point was chosen from. `--signals` prints how well
@@ -42,8 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 _EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
-GRID = [float("-inf"), *(round(-0.3 + 0.005 * i, 3) for i in range(121))]  # thresholds tried by --folds loo
+GRID = [float("-inf"), *(round(-0.3 + 0.005 * i, 3) for i in range(161))]  # thresholds tried by --folds loo
 WEIGHTS = [0.0, 0.02, 0.04, 0.06, 0.08, 0.1]  # evidence weights tried by --folds loo
+SELF_WEIGHTS = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4]  # self weights tried by --folds loo
 CITED_GOAL, UNCITED_GOAL = 0.95, 0.35
 # A lost cited turn costs this many kept uncited ones in the objective: a fact never stored
 # cannot be recalled, a stored piece of chatter only competes at recall.
@@ -107,6 +108,7 @@ def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
                 mems = [
                     {"turn": stored[i].meta.get("turn"), "type": stored[i].type.value, "content": stored[i].content,
                      "score": float(stored[i].meta.get("statement", 1.0)), "evidence": int(stored[i].meta.get("evidence", 0)),
+                     "self": int(stored[i].meta.get("self", 0)),
                      "vector": vecs.get(i)}
                     for i in ids if i in stored
                 ]
@@ -119,22 +121,48 @@ def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
             "turns": [(t["speaker"], t["text"]) for t in turns]}
 
 
-def measure(run: dict[str, Any], threshold: float, weight: float = 0.0) -> dict[str, Any]:
-    mems = [m for m in run["memories"] if m["score"] + weight * m["evidence"] >= threshold]
-    dia = run["dia"]
-    gold = run["cited"] & set(dia)
-    kept = {dia[m["turn"]] for m in mems if isinstance(m["turn"], int) and m["turn"] < len(dia)}
-    uncited = set(dia) - gold
-    names = [n for n in run["names"] if n]
-    named = sum(1 for m in mems if any(re.search(rf"\b{re.escape(n)}\b", m["content"]) for n in names))
+def _arrays(run: dict[str, Any]) -> dict[str, Any]:
+    """The run's memories as arrays (cached on the run): what ``measure`` filters, many times
+    over in a sweep."""
+    import numpy as np
+
+    if "_arrays" not in run:
+        dia = run["dia"]
+        mems = [m for m in run["memories"] if isinstance(m["turn"], int) and m["turn"] < len(dia)]
+        names = [n for n in run["names"] if n]
+        cited_turn = np.array([d in run["cited"] for d in dia], dtype=bool)
+        run["_arrays"] = {
+            "turn": np.array([m["turn"] for m in mems], dtype=int),
+            "score": np.array([m["score"] for m in mems], dtype=float),
+            "evidence": np.array([m["evidence"] for m in mems], dtype=float),
+            "self": np.log1p(np.array([m.get("self", 0) for m in mems], dtype=float)),
+            "named": np.array([any(re.search(rf"\b{re.escape(n)}\b", m["content"]) for n in names) for m in mems], dtype=bool),
+            "type": np.array([m["type"] for m in mems], dtype=object),
+            "cited": cited_turn,
+            "dropped": len(run["memories"]) - len(mems),
+        }
+    return run["_arrays"]
+
+
+def measure(run: dict[str, Any], threshold: float, weight: float = 0.0, self_weight: float = 0.0) -> dict[str, Any]:
+    import numpy as np
+
+    a = _arrays(run)
+    keep = a["score"] + weight * a["evidence"] + self_weight * a["self"] >= threshold
+    kept_turn = np.zeros(len(a["cited"]), dtype=bool)
+    kept_turn[a["turn"][keep]] = True
+    gold, uncited = a["cited"], ~a["cited"]
+    kg, g = int((kept_turn & gold).sum()), int(gold.sum())
+    ku, u = int((kept_turn & uncited).sum()), int(uncited.sum())
+    n, k, named = int(keep.sum()), int(kept_turn.sum()), int((keep & a["named"]).sum())
     return {
-        "turns": len(dia), "cited": len(gold), "memories": len(mems),
-        "cited_kept": len(kept & gold) / len(gold) if gold else 0.0,
-        "uncited_kept": len(kept & uncited) / len(uncited) if uncited else 0.0,
-        "per_kept_turn": len(mems) / len(kept) if kept else 0.0,
-        "named": named / len(mems) if mems else 0.0,
-        "types": dict(Counter(m["type"] for m in mems)),
-        "_counts": (len(kept & gold), len(gold), len(kept & uncited), len(uncited), len(mems), len(kept), named),
+        "turns": len(gold), "cited": g, "memories": n,
+        "cited_kept": kg / g if g else 0.0,
+        "uncited_kept": ku / u if u else 0.0,
+        "per_kept_turn": n / k if k else 0.0,
+        "named": named / n if n else 0.0,
+        "types": dict(Counter(a["type"][keep].tolist())),
+        "_counts": (kg, g, ku, u, n, k, named),
     }
 
 
@@ -153,19 +181,22 @@ def shortfall(row: dict[str, Any], cited_weight: float = CITED_WEIGHT) -> float:
     return cited_weight * max(0.0, CITED_GOAL - row["cited_kept"]) + max(0.0, row["uncited_kept"] - UNCITED_GOAL)
 
 
-def choose(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT) -> tuple[float, float]:
-    """(threshold, evidence weight) with the least pooled shortfall on ``runs``; ties go to the
-    lower threshold (keep more)."""
-    best = min(((t, w) for w in WEIGHTS for t in GRID),
-               key=lambda tw: (shortfall(pooled([measure(r, *tw) for r in runs]), cited_weight), tw[0], tw[1]))
+def choose(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT,
+           self_weights: list[float] | None = None) -> tuple[float, float, float]:
+    """(threshold, evidence weight, self weight) with the least pooled shortfall on ``runs``;
+    ties go to the lower threshold (keep more), then the lower weights."""
+    sws = SELF_WEIGHTS if self_weights is None else self_weights
+    best = min(((t, w, sw) for sw in sws for w in WEIGHTS for t in GRID),
+               key=lambda c: (shortfall(pooled([measure(r, *c) for r in runs]), cited_weight), c[0], c[2], c[1]))
     return best
 
 
-def loo(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT) -> tuple[list[dict[str, Any]], list[tuple[float, float]]]:
+def loo(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT,
+        self_weights: list[float] | None = None) -> tuple[list[dict[str, Any]], list[tuple[float, float, float]]]:
     """Each conversation measured with the filter chosen on the others."""
     held, chosen = [], []
     for i, r in enumerate(runs):
-        tw = choose(runs[:i] + runs[i + 1:], cited_weight)
+        tw = choose(runs[:i] + runs[i + 1:], cited_weight, self_weights)
         chosen.append(tw)
         held.append(measure(r, *tw))
     return held, chosen
@@ -192,10 +223,10 @@ def auc(labels: Any, scores: Any) -> float:
     return float((ranks[y].sum() - pos * (pos + 1) / 2) / (pos * neg)) if pos and neg else 0.0
 
 
-def signals(run: dict[str, Any], weight: float) -> dict[str, Any]:
+def signals(run: dict[str, Any], weight: float, self_weight: float = 0.0) -> dict[str, Any]:
     """Per turn: whether it is cited, and the turn-level signals measured as separators (none fitted):
-    the shipped strength of its best memory (turns without a memory lowest), the margin and the
-    evidence alone, and signals from the conversation around it: it answers the other speaker's
+    the shipped strength of its best memory (turns without a memory lowest), the margin, the
+    evidence and the turn's first-person words alone, and signals from the conversation around it: it answers the other speaker's
     question, the other speaker reacts to it with surprise or praise, its length, and how new its
     best memory is against what its speaker said before (1 - the highest cosine)."""
     import numpy as np
@@ -203,13 +234,14 @@ def signals(run: dict[str, Any], weight: float) -> dict[str, Any]:
     turns, dia = run["turns"], run["dia"]
     n = len(turns)
     low = -9.0
-    strength, margin, ev, novelty = (np.full(n, low) for _ in range(4))
+    strength, margin, ev, own, novelty = (np.full(n, low) for _ in range(5))
     earlier: dict[str, list[Any]] = {}
     for m in sorted(run["memories"], key=lambda m: m["turn"] if isinstance(m["turn"], int) else -1):
         i = m["turn"]
         if not isinstance(i, int) or i >= n:
             continue
-        strength[i] = max(strength[i], m["score"] + weight * m["evidence"])
+        strength[i] = max(strength[i], m["score"] + weight * m["evidence"] + self_weight * float(np.log1p(m.get("self", 0))))
+        own[i] = max(own[i], m.get("self", 0))
         margin[i] = max(margin[i], m["score"])
         ev[i] = max(ev[i], m["evidence"])
         v = m["vector"]
@@ -222,17 +254,17 @@ def signals(run: dict[str, Any], weight: float) -> dict[str, Any]:
     reacted = np.array([i + 1 < n and turns[i + 1][0] != turns[i][0] and bool(_REACTED.match(turns[i + 1][1])) for i in range(n)],
                        dtype=float)
     length = np.log1p([len(t.split()) for _, t in turns])
-    return {"cited": np.array([d in run["cited"] for d in dia]), "strength": strength, "margin": margin, "evidence": ev,
+    return {"cited": np.array([d in run["cited"] for d in dia]), "strength": strength, "margin": margin, "evidence": ev, "self": own,
             "answers": answers, "reacted": reacted, "length": length, "novelty": novelty}
 
 
-def print_signals(runs: list[dict[str, Any]], weight: float) -> None:
+def print_signals(runs: list[dict[str, Any]], weight: float, self_weight: float = 0.0) -> None:
     import numpy as np
 
-    per = [signals(r, weight) for r in runs]
+    per = [signals(r, weight, self_weight) for r in runs]
     pooled_sig = {k: np.concatenate([p[k] for p in per]) for k in per[0]}
     print("\nturn-level separators, AUC of cited against uncited turns (none fitted; pooled, then per conversation)")
-    names = ["strength", "margin", "evidence", "answers", "reacted", "length", "novelty"]
+    names = ["strength", "margin", "evidence", "self", "answers", "reacted", "length", "novelty"]
     for k in names:
         each = " / ".join(f"{auc(p['cited'], p[k]):.3f}" for p in per)
         print(f"  {k:9} {auc(pooled_sig['cited'], pooled_sig[k]):.3f}   ({each})")
@@ -260,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cited-weight", type=float, default=CITED_WEIGHT, help="cost of a lost cited turn in the objective")
     ap.add_argument("--curve", action="store_true", help="held-out figures over a range of cited weights")
     ap.add_argument("--signals", action="store_true", help="turn-level AUC of the strength and of context signals")
+    ap.add_argument("--self", action="store_true", dest="self_", help="also sweep the self weight (off as shipped)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
@@ -280,23 +313,26 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     runs = [ingest_one(s, log) for s in data]
-    default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT)
+    default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT, extract.SELF_WEIGHT)
+    self_weights = SELF_WEIGHTS if args.self_ else [extract.SELF_WEIGHT]
     insample = [measure(r, *default) for r in runs]
-    out: dict[str, Any] = {"threshold": default[0], "evidence_weight": default[1],
+    out: dict[str, Any] = {"threshold": default[0], "evidence_weight": default[1], "self_weight": default[2],
                            "in_sample": {r["id"]: row for r, row in zip(runs, insample, strict=True)},
-                           "in_sample_pooled": pooled(insample), "all_runs_choose": choose(runs, args.cited_weight),
+                           "in_sample_pooled": pooled(insample), "all_runs_choose": choose(runs, args.cited_weight, self_weights),
                            "no_margin_pooled": pooled([measure(r, float("-inf")) for r in runs])}
     if args.folds == "loo" and len(runs) >= 2:
-        held, chosen = loo(runs, args.cited_weight)
+        held, chosen = loo(runs, args.cited_weight, self_weights)
         out["loo"] = {r["id"]: row for r, row in zip(runs, held, strict=True)}
         out["loo_thresholds"] = {r["id"]: tw for r, tw in zip(runs, chosen, strict=True)}
         out["loo_pooled"] = pooled(held)
+        if self_weights != [0.0]:  # the same folds without the turn's first-person count, for comparison
+            out["loo_no_self_pooled"] = pooled(loo(runs, args.cited_weight, [0.0])[0])
         if args.curve:
-            out["curve"] = {w: pooled(loo(runs, w)[0]) for w in CURVE}
+            out["curve"] = {w: pooled(loo(runs, w, self_weights)[0]) for w in CURVE}
     if args.json:
         print(json.dumps(out, default=lambda o: None, indent=1))
         return 0
-    print(f"shipped threshold {default[0]}, evidence weight {default[1]}: in-sample "
+    print(f"shipped threshold {default[0]}, evidence weight {default[1]}, self weight {default[2]}: in-sample "
           f"(all conversations would choose {out['all_runs_choose']})")
     print(HEADER)
     for r, row in zip(runs, insample, strict=True):
@@ -307,16 +343,18 @@ def main(argv: list[str] | None = None) -> int:
         print("\nleave-one-conversation-out (threshold chosen on the others, reported on the one left out)")
         print(HEADER)
         for r, row in zip(runs, held, strict=True):
-            t, w = out["loo_thresholds"][r["id"]]
-            print(fmt_row(str(r["id"]), row, f"t={t:+.3f} w={w:.2f}  "))
+            t, w, sw = out["loo_thresholds"][r["id"]]
+            print(fmt_row(str(r["id"]), row, f"t={t:+.3f} w={w:.2f} s={sw:.2f}  "))
         print(fmt_row("pooled", out["loo_pooled"]))
+        if "loo_no_self_pooled" in out:
+            print(fmt_row("pooled, s=0", out["loo_no_self_pooled"], "(self weight 0) "))
         if "curve" in out:
             print("\nheld-out trade-off (pooled LOO) by the cost of a lost cited turn")
             for w, row in out["curve"].items():
                 print(f"  cited weight {w:4}: cited kept {row['cited_kept']:.3f}  uncited kept {row['uncited_kept']:.3f}  "
                       f"mem/turn {row['per_kept_turn']:.2f}")
     if args.signals:
-        print_signals(runs, default[1])
+        print_signals(runs, default[1], default[2])
     return 0
 
 

@@ -105,6 +105,8 @@ def reaction(sent: Any) -> bool:
         return True
     if first and root.lower_ in _SOFT_VERBS and not any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") for c in root.children):
         return True  # "I totally agree", "I hope so"
+    if s in _SELF and root.lower_ in _FEEL_VERBS and not named and _feels_for_other(root):
+        return True  # "I'm so proud of you", "I'm really grateful for your help", "We're so happy for you both"
     if s == "you" or "your" in marks:
         return root.lower_ in _PRAISE_VERBS or adjective or not named
     if (s in _DEMONSTRATIVE or marks & _DEMONSTRATIVE) and root.lower_ in _EVAL_VERBS and complement and not named:
@@ -116,6 +118,24 @@ def reaction(sent: Any) -> bool:
     if s in ("they", "he", "she") and root.lower_ in _EVAL_VERBS and adjective and not named:
         return True
     return subj.pos_ == "VERB" and adjective and not first  # "Winning first place is amazing!"
+
+
+_ADDRESSED = frozenset({"you", "that", "this", "it"})
+_FEEL_VERBS = _EVAL_VERBS | {"am", "'m", "’m", "get", "got", "getting"}
+
+
+def _feels_for_other(root: Any) -> bool:
+    """Whether a sentence with the speaker as subject only says how they feel about the
+    addressee or what was just said: an adjective whose object is "you", "your ..." or
+    "that / this / it", and nothing done ("I'm so happy for you", "I'm grateful for your
+    help"; but "I'm allergic to cats" and "I'm nervous about the surgery" state)."""
+    if any(c.dep_ == "dobj" for c in root.children):
+        return False
+    for adj in (c for c in root.children if c.dep_ == "acomp"):
+        objects = [o for p in adj.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+        if objects and all(o.lower_ in _ADDRESSED or any(c.lower_ == "your" for c in o.children) for o in objects):
+            return True
+    return False
 
 
 _THING_ENTS = frozenset({"GPE", "ORG", "LOC", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "NORP", "LANGUAGE", "LAW",
