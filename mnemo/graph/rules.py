@@ -545,7 +545,6 @@ def _asked_why(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
     return before if isinstance(before.meta.get("turn"), int) and before.meta["turn"] <= turn - 2 else None
 
 
-
 def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True) -> Memory | None:
     """The problem or event a decision with no causal cue answers: a report or a fact said
     just before in the same conversation that the decision names again in two content words

@@ -255,7 +255,6 @@ def boost_time(cands: Iterable[_Timed], span: TimeSpan, weight: float) -> None:
         c.fused *= (1.0 + weight * span.closeness(c.at)) / (1.0 + weight)
 
 
-
 SCOPE_LIMIT = 100  # memories read from a span at most; a span holding more singles out no moment
 
 
@@ -269,7 +268,7 @@ def scope_time(core: Core, pool: Pool, q: Query, filters: Filters, qvec: Any, we
     mems = core.store.recent_live_memories(span.end + LAG, span.start, SCOPE_LIMIT + 1)
     if not mems or len(mems) > SCOPE_LIMIT:
         return 0
-    from .candidates import from_row, is_folded
+    from .candidates import from_row, is_folded  # here: candidates imports query, which imports this module
 
     mems = [m for m in mems if filters.matches(m)]
     vecs = core.index.get_vectors("memories", [m.id for m in mems])
