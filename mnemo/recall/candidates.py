@@ -27,6 +27,7 @@ from ..index.filters import Filters
 from ..index.keywords import chunk_bm25, memory_bm25
 from ..index.vectors import chunk_vectors, memory_vectors
 from ..models import Hit, Memory, Status
+from .fusion import minmax
 from .query import Query
 
 if TYPE_CHECKING:
@@ -295,6 +296,27 @@ def from_row(cid: str, r: dict[str, Any]) -> Candidate:
     seq = r.get("seq")
     return Candidate(id=cid, tier="stm", session_id=r["session_id"], note_path=r["note_path"],
                      at=float(at) if at is not None else None, seq=int(seq) if seq is not None else None)
+
+
+def fuse_in(pool: Pool, ranking: list[tuple[str, float]], rows: dict[str, Any], share: float) -> list[tuple[Candidate, float]]:
+    """Fuse one more ranking (ids with raw scores, best first) into the pool's relevance:
+    ``fused' = (fused + share · minmax(raw)) / (1 + share)`` for every candidate, so relevance
+    stays in [0, 1]. A memory not yet a candidate joins from its light row in ``rows`` (a folded
+    one is its note, found through chunks, and is skipped). Returns the ranked candidates with
+    their raw scores, for the caller to mark why they count."""
+    out: list[tuple[Candidate, float]] = []
+    for (cid, raw), norm in zip(ranking, minmax([s for _, s in ranking]), strict=True):
+        c = pool.candidates.get(cid)
+        if c is None:
+            row = rows.get(cid)
+            if not isinstance(row, dict) or is_folded(row):
+                continue
+            c = pool.candidates[cid] = from_row(cid, row)
+        c.fused += share * norm
+        out.append((c, raw))
+    for c in pool.candidates.values():
+        c.fused /= 1.0 + share
+    return out
 
 
 def _candidate(

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..index.filters import Filters
 from ..index.keywords import document_frequencies, memory_bm25
-from .candidates import Pool, from_row, is_folded, rank_key
-from .fusion import minmax
+from .candidates import Pool, fuse_in, rank_key
 from .query import STOPWORDS, Query
 
 if TYPE_CHECKING:
@@ -81,25 +80,14 @@ def feed_back(core: Core, pool: Pool, q: Query, filters: Filters, n: int, weight
     added = expansion_terms(texts, query_words, document_frequencies(core, candidates, size), size)
     if not added:
         return []
-    rows = pool.rows
-    total = 1.0 + weight * q.w_bm25
     # FTS5's BM25 is a sum over the query's words, so the expanded query's score is the query's
     # own (known for its best n) plus the added words': only the added words are looked up, half
     # the postings read. (A memory outside both top-n lists is missed, as a cut-off would miss it.)
     summed = dict(pool.memory_scores)
-    for cid, raw in memory_bm25(core, replace(q, keywords=" ".join(added)), filters, n, rows):
+    for cid, raw in memory_bm25(core, replace(q, keywords=" ".join(added)), filters, n, pool.rows):
         summed[cid] = summed.get(cid, 0.0) + raw
     ranking = sorted(summed.items(), key=lambda kv: -kv[1])[:n]
-    for (cid, raw), s in zip(ranking, minmax([s for _, s in ranking]), strict=True):
-        c = pool.candidates.get(cid)
-        if c is None:
-            row = rows.get(cid)
-            if not isinstance(row, dict) or is_folded(row):
-                continue
-            c = pool.candidates[cid] = from_row(cid, row)
-        c.fused += weight * q.w_bm25 * s
+    for c, raw in fuse_in(pool, ranking, pool.rows, weight * q.w_bm25):
         if c.bm25 is None:  # a keyword match after all: it passes the relevance floor
             c.bm25 = raw
-    for c in pool.candidates.values():
-        c.fused /= total
     return added

@@ -51,8 +51,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .fusion import minmax
-
 if TYPE_CHECKING:
     from ..core import Core
     from ..index.filters import Filters
@@ -268,7 +266,7 @@ def scope_time(core: Core, pool: Pool, q: Query, filters: Filters, qvec: Any, we
     mems = core.store.recent_live_memories(span.end + LAG, span.start, SCOPE_LIMIT + 1)
     if not mems or len(mems) > SCOPE_LIMIT:
         return 0
-    from .candidates import from_row, is_folded  # here: candidates imports query, which imports this module
+    from .candidates import fuse_in  # here: candidates imports query, which imports this module
 
     mems = [m for m in mems if filters.matches(m)]
     vecs = core.index.get_vectors("memories", [m.id for m in mems])
@@ -278,18 +276,8 @@ def scope_time(core: Core, pool: Pool, q: Query, filters: Filters, qvec: Any, we
     if not ranking:
         return 0
     rows = core.store.light_rows([i for i, _ in ranking], pool.rows)
-    share = weight * q.w_vector
-    for (cid, sim), norm in zip(ranking, minmax([s for _, s in ranking]), strict=True):
-        c = pool.candidates.get(cid)
-        if c is None:
-            row = rows.get(cid)
-            if not isinstance(row, dict) or is_folded(row):
-                continue
-            c = pool.candidates[cid] = from_row(cid, row)
-        c.fused += share * norm
+    for c, sim in fuse_in(pool, ranking, rows, weight * q.w_vector):
         c.dated = True
         if c.sim is None:
             c.sim = sim
-    for c in pool.candidates.values():
-        c.fused /= 1.0 + share
     return len(ranking)
