@@ -597,11 +597,12 @@ _MISHAP_WORDS = frozenset(
      "penalty", "debt", "leak", "flu", "fever", "rash", "insomnia", "exhausted", "burnout", "stress", "stressed", "anxious",
      "crashed", "failed", "worn"]
 )
-# Irregular past forms of those verbs (``_verb_forms`` reads regular endings only).
+# Irregular past forms of those verbs that classify's IRREGULAR lacks (``_verb_forms`` reads
+# IRREGULAR, then regular endings).
 _MISHAP_PAST = {"bit": "bite", "bitten": "bite", "stole": "steal", "stolen": "steal", "forgot": "forget", "forgotten": "forget",
                 "overslept": "oversleep", "burnt": "burn", "outgrew": "outgrow", "outgrown": "outgrow", "spilt": "spill",
-                "tore": "tear", "torn": "tear", "sank": "sink", "sunk": "sink", "froze": "freeze", "frozen": "freeze",
-                "fell": "fall", "fallen": "fall", "broke": "break", "broken": "break", "lost": "lose", "died": "die", "dying": "die"}
+                "tore": "tear", "torn": "tear", "sank": "sink", "sunk": "sink", "frozen": "freeze",
+                "fallen": "fall", "broken": "break", "died": "die", "dying": "die"}
 _COSTS = frozenset({"price", "prices", "bill", "bills", "cost", "costs", "rent", "fee", "fees", "fare", "fares", "premium", "rate", "rates", "tuition"})
 _RISES = frozenset({"raise", "rise", "rose", "double", "triple", "jump", "increase", "hike", "soar", "climb", "charge", "cost"})
 

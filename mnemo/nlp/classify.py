@@ -132,6 +132,10 @@ def _first_person_agent(verb: Any) -> bool:
 _CONSEQUENCE = re.compile(
     r"^(?:so|as a (?:result|consequence)|therefore|hence|consequently|(?:that's|that’s|that is|this is|which is) (?:why|the reason)|"
     r"for (?:that|this) reason|to (?:stop|prevent|avoid)\b[^,]*,)(?!\w)", re.I)
+# ", and as a result ...": the consequence after its cause, in one sentence.
+_CONSEQUENCE_LAST = re.compile(r",\s*(?:and\s+)?as a (?:result|consequence)\b", re.I)
+# A step taken for a purpose: "to avoid a repeat, ...", "so that it doesn't happen again, ...".
+_PURPOSE = re.compile(r"(?:to (?:stop|prevent|avoid)|so (?:that )?(?:it|this|that) (?:doesn't|does not|won't|never))\b", re.I)
 # A rule set for the future, whoever it binds: "balance reads go to the primary from now on".
 _POLICY = re.compile(r"\b(?:from now on|going forward|from today on|as of (?:today|now)|starting (?:today|tomorrow|next \w+))\b", re.I)
 
@@ -139,8 +143,8 @@ _POLICY = re.compile(r"\b(?:from now on|going forward|from today on|as of (?:tod
 def _decided(span: Any) -> bool:
     text = span.text.strip()
     reason = bool(_REASON.search(text))
-    consequence = bool(_CONSEQUENCE.search(text)) or bool(re.search(r",\s*(?:and\s+)?as a (?:result|consequence)\b", text, re.I))
-    purpose = bool(re.match(r"(?:to (?:stop|prevent|avoid)|so (?:that )?(?:it|this|that) (?:doesn't|does not|won't|never))\b", text, re.I))
+    consequence = bool(_CONSEQUENCE.search(text)) or bool(_CONSEQUENCE_LAST.search(text))
+    purpose = bool(_PURPOSE.match(text))
     for tok in span:
         if tok.pos_ not in ("VERB", "AUX"):
             continue
