@@ -69,3 +69,34 @@ def test_the_cache_keeps_the_most_recently_read_and_big_reads_pass_it_by(tmp_pat
         assert list(index._vectors["memories"]) == ["m2", "m0", "m3", "m4"]
     finally:
         index.close()
+
+
+def test_recall_ranks_alike_with_the_cache_warm_or_cold_across_edits_and_forgetting(engine) -> None:
+    """Recall reads the vectors of its head for near-duplicates and diversity: with the cache
+    warm from earlier queries it ranks exactly as with the cache emptied before every query,
+    also after memories were edited (new vectors) or forgotten."""
+    import random
+
+    rng = random.Random(5)
+    words = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kelp", "lagoon"]
+    saved = engine.save_many([{"content": f"{' '.join(rng.sample(words, 3))} item {i}"} for i in range(150)]
+                             + [{"content": "amber basalt cedar item 1000"}, {"content": "amber basalt cedar item 1000."}])
+    queries = [" ".join(rng.sample(words, 2)) for _ in range(25)]
+
+    def ranked(cold: bool) -> list[list[tuple[str, float]]]:
+        out = []
+        for q in queries:
+            if cold:
+                engine.core.index._vectors.clear()
+            out.append([(h.id, h.score) for h in engine.recall(q, k=10, touch=False)])
+        return out
+
+    assert ranked(cold=False) == ranked(cold=True)
+    assert len(engine.core.index._vectors["memories"]) > 10
+    for r in saved[:40:3]:
+        engine.edit(r.id, content=f"{' '.join(rng.sample(words, 3))} edited {r.id[:6]}")
+    for r in saved[1:40:7]:
+        engine.forget(r.id)
+    warm = ranked(cold=False)
+    assert warm == ranked(cold=True)
+    assert all(len(r) == 10 for r in warm)
