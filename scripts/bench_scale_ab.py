@@ -61,7 +61,7 @@ def main() -> None:
     args = ap.parse_args()
     if not (args.store / "home" / "mnemo.db").is_file():
         sys.exit(f"Error: {args.store} is not a folder kept by bench_scale.py --keep (no home/mnemo.db)")
-    versions = dict(v.split("=", 1) for v in args.versions)
+    versions = {name: str(Path(path).resolve()) for name, path in (v.split("=", 1) for v in args.versions)}
     scratch = args.scratch or args.store.parent / f"{args.store.name}-ab"
     clients: dict[str, RemoteMnemo] = {}
     pids: dict[str, int] = {}
@@ -75,8 +75,15 @@ def main() -> None:
             for stale in ("owner.lock", "daemon.json"):
                 (copy / "home" / stale).unlink(missing_ok=True)
             env = {"MNEMO_EMBEDDING_MODEL": "all-MiniLM-L6-v2", "HF_HUB_OFFLINE": "1", "MNEMO_DAEMON_WATCH": "0", **QUIET,
-                   "PYTHONPATH": str(Path(checkout).resolve())}
-            info = start_daemon(copy / "home", vault=copy / "vault", timeout=600, extra_env=env)
+                   "PYTHONPATH": checkout}
+            # `python -m mnemo` puts the working folder first on the path: start each daemon
+            # from its checkout, or both would run the code of the folder this was run from.
+            here = os.getcwd()
+            os.chdir(checkout)
+            try:
+                info = start_daemon(copy / "home", vault=copy / "vault", timeout=600, extra_env=env)
+            finally:
+                os.chdir(here)
             pids[name], homes[name] = int(info["pid"]), copy / "home"
             client = RemoteMnemo.connect(copy / "home")
             assert client is not None
