@@ -81,12 +81,21 @@ CUES: tuple[Cue, ...] = (
          r"\b(?:it|that|this)(?: (?:won't|will not|doesn't|does not|can't|cannot|never)|n't) (?:happen|recur)s?(?: again)?\b|"
          # Said mid-sentence: "I told my doctor, which is why she lowered the dose" goes on from
          # what was said before as much as from its own first clause.
-         r",\s*(?:which|that|and that)(?:'s| is| was) (?:why|the reason)\b", "anaphor"),
-    _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given(?: that| how)?|the reason (?:is|was)(?: that)?|"
+         r",\s*(?:which|that|and that)(?:'s| is| was) (?:why|the reason)\b|"
+         # "Which means we're scrapping the offsite": what follows is what the last statement means.
+         r"^(?:which|that|this|and that) means\b", "anaphor"),
+    # A step taken for a purpose that points back ("to stop that", "to sort it out", "to make up
+    # for it", "to see if that's it"), or one option taken over what was just said ("... instead."):
+    # said of a decision, it answers the statement before.
+    _cue("because", r"\bto (?:\w+ ){1,3}(?:it|that|this)(?: out| again| up)?\W*$|\bto see (?:if|whether) (?:it|that|this)(?:'s| is| was| helps)\b|"
+         r"\binstead\W*$", "anaphor_decision"),
+    _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given(?: how)?|the reason (?:is|was)(?: that)?|"
          r"in light of|in response to|following|seeing as|now that|in the wake of|comes? from|came from|stems? from|stemmed from)\b", "after"),
     _cue("because", r"(?:^|,\s*)since\b", "after"),
     _cue("triggered", r"\b(?:triggered|led (?:us |me |him |her |them )?to|leads (?:us |me |him |her |them )?to|resulted in|results in|prompted|caused|kicked off|sparked|"
-         r"made (?:us|me|him|her|them)|forced (?:us|me|him|her|them))\b", "before"),
+         r"made (?:us|me|him|her|them)|forced (?:us|me|him|her|them)|"
+         # "That pushed me to switch", "that's what got us to put solar panels on the roof".
+         r"(?:pushed|got|drove|convinced|persuaded|talked|spurred) (?:us|me|him|her|them) (?:to|into)\b)", "before"),
     _cue("triggered", r"^after\b", "after"),
     # A circumstance opening the sentence: "with rates this high, we ...", "with her gone, I ...".
     _cue("because", r"^with\b(?=[^,]{3,60},)", "after"),
@@ -233,13 +242,15 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
             m = cue.pattern.search(s)
             if not m:
                 continue
-            if cue.scope == "anaphor":
+            if cue.scope == "anaphor_decision" and not decision:
+                continue
+            if cue.scope in ("anaphor", "anaphor_decision"):
                 out.append((cue.rel, "", True, ""))
                 continue
             if cue.scope == "result" and not decision:
                 continue
             if cue.scope in ("after", "result"):
-                span = re.split(r",|;|\s+(?:we|i|they|so|and then)\s+", s[m.end():], maxsplit=1)[0]
+                span = re.split(r",|;|\s+(?:we|i|they)(?:['’]\w+)?\s+|\s+(?:so|and then)\s+", s[m.end():], maxsplit=1, flags=re.I)[0]
             elif cue.scope == "before":
                 span = re.split(r",|;", s[: m.start()])[-1]
             elif cue.scope == "object":
@@ -257,7 +268,10 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
 def _is_anaphoric(span: str) -> bool:
     """"because of that", "after the incident", and "after that trip": a pronoun, or a
     demonstrative with a noun, points back to what was just said."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z']+", span)]
+    # "that's what finally got us to ...": the word before the clitic is what points back.
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", span.replace("’", "'"))]
+    if words and words[0] in ("that's", "this's"):
+        words[0] = "that"  # ("because it's cheaper" is about the subject's own thing, not what was said)
     if words and len(words) <= 3 and words[0] in ("that", "this", "these", "those"):
         return True
     if words and len(words) <= 3 and words[0] in _PRONOUNS:
