@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..models import Link, Memory, MemoryType
@@ -56,6 +56,15 @@ CAUSAL_BACKWARD = frozenset({"motivated_by", "invalidated_by"})  # dst is the ca
 # The links a rule proposes from a cause to what it explains (a decision with one needs no other).
 CAUSAL_RELS = frozenset({"because", "triggered", "resolves"})
 ANSWER_MIN_WORDS = 2  # one shared word is never a link (a common word, a name said in passing)
+# A decision with no cue and no words in common with the fact said just before it answers that
+# fact when the two are about the same thing (MiniLM cosine of the statements, speakers' names
+# taken off). Chosen on train..train4 (scripts/eval_labelled.py): the decisions' causes said
+# just before without a cue score 0.415-0.59 (a blood test and a supplement, a diagnosis and
+# cutting out sugar, a card used abroad and blocking it), an unrelated fact before a decision
+# 0.18-0.40 ("going to the gym since January" / "join a climbing club" 0.396, the highest).
+RELATED_MIN = 0.42
+# How related two memories are (a cosine), when a semantic embedder is at hand.
+Related = Callable[[Memory, Memory], float]
 
 
 @dataclass(frozen=True)
@@ -426,11 +435,13 @@ def _same_holder(a: Memory, b: Memory) -> bool:
     return not (ha and hb) or ha == hb
 
 
-def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]:
+def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Related | None = None) -> list[Link]:
     """Links from ``new`` to older memories: supersedes / conflicts and causal links.
 
     ``candidates`` are the recent memories, oldest first (the caller applies the ≤ 50 and
     ≤ 30 days window and the wing rule). ``now`` stamps the links' ``created_at``.
+    ``related`` (the embedder's cosine of two statements) lets a decision with no cue answer a
+    plain fact said just before it that is about the same thing (``RELATED_MIN``).
     """
     links: list[Link] = []
     linked: set[str] = set()
@@ -525,7 +536,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
         # A reason the decision names itself ("because of the new budget") that matched no
         # memory is about something not said here: no mishap said before is its cause then.
         own_reason = any(rel in ("because", "triggered") and not anaphoric and stems(span) for rel, span, anaphoric, _ in cues)
-        target = _answered(new, recent_first, mishaps=not own_reason)
+        target = _answered(new, recent_first, mishaps=not own_reason, related=related)
         # An "updates" link to it ("balance reads go to the primary from now on") says the
         # decision changed something, not why: the cause is linked all the same.
         if target is not None:
@@ -559,7 +570,7 @@ def _asked_why(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
     return before if isinstance(before.meta.get("turn"), int) and before.meta["turn"] <= turn - 2 else None
 
 
-def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True) -> Memory | None:
+def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True, related: Related | None = None) -> Memory | None:
     """The problem or event a decision with no causal cue answers: a report or a fact said
     just before in the same conversation that the decision names again in two content words
     at least ("The linter failed on the release branch because of an unused import." ... "I
@@ -583,6 +594,7 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True)
     # mishap (a failure, a loss, an injury, a price that rose), only within a few turns, and
     # not past another decision, which would be the response already.
     turn = new.meta.get("turn") if isinstance(new.meta, dict) else None
+    before: list[Memory] = []
     for old in close:
         t_old = old.meta.get("turn") if isinstance(old.meta, dict) else None
         if isinstance(turn, int) and isinstance(t_old, int) and turn - t_old > ANAPHOR_MAX_TURNS:
@@ -591,6 +603,11 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True)
             break
         if old.type == MemoryType.DEBUG_LOG or (old.type == MemoryType.FACT and mishap(said(old))):
             return old
+        before.append(old)
+    # Else the latest plain fact about the same thing: "The doctor says I'm borderline
+    # diabetic." ... "I've cut out sugary drinks completely."
+    if related is not None:
+        return next((old for old in before if old.type == MemoryType.FACT and related(new, old) >= RELATED_MIN), None)
     return None
 
 
