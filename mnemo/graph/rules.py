@@ -514,6 +514,10 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                 key = (score, len(want_stems & theirs), len(mine & theirs))
                 if score >= MIN_OVERLAP and key > best:
                     best, target = key, old
+            if target is None and rel == "because" and _costs_only(span):
+                # "owing to the cost", "because of the price": the amount said just before
+                # ("our gas bill for January was 400 pounds") is what it means.
+                target = next((c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new) and _costly(said(c))), None)
             if target is None and rel in ("because", "triggered") and rest.strip() and new.type != MemoryType.DECISION:
                 # "The TimeoutError happens because the test starts too early", "a missing
                 # index caused the slow queries": the reason is new, the problem it explains
@@ -618,7 +622,7 @@ _MISHAP_VERBS = frozenset(
     ["fail", "crash", "break", "die", "lose", "steal", "miss", "hurt", "injure", "fall", "flood", "leak", "cancel", "crack", "refuse",
      "reject", "expire", "burn", "bite", "bully", "oversleep", "swell", "wreck", "ruin", "damage", "disappear", "burgle", "rob",
      "overflow", "freeze", "forget", "suffer", "struggle", "collapse", "delay", "strand", "overcharge", "flunk", "sprain", "spill",
-     "drown", "chew", "scratch", "dent", "outgrow", "lag", "drop", "overdraw", "evict", "fire", "sack", "dump", "lock", "tear", "sink"]
+     "drown", "chew", "scratch", "dent", "outgrow", "lag", "drop", "overdraw", "overspend", "evict", "fire", "sack", "dump", "lock", "tear", "sink"]
 )
 _MISHAP_WORDS = frozenset(
     ["allergic", "allergy", "sick", "ill", "illness", "pain", "painful", "sore", "dizzy", "injury", "injured", "broken", "stolen",
@@ -626,7 +630,7 @@ _MISHAP_WORDS = frozenset(
      "problems", "trouble", "accident", "emergency", "cramps", "migraine", "migraines", "headache", "infection", "worse", "overdue",
      "pending", "behind", "unpaid", "fraud", "scam", "strike", "storm", "nightmare", "disaster", "complaint", "complaints",
      "penalty", "debt", "leak", "flu", "fever", "rash", "insomnia", "exhausted", "burnout", "stress", "stressed", "anxious",
-     "crashed", "failed", "worn"]
+     "crashed", "failed", "worn", "mould", "mold", "damp", "overspent"]
 )
 # Irregular past forms of those verbs that classify's IRREGULAR lacks (``_verb_forms`` reads
 # IRREGULAR, then regular endings).
@@ -636,6 +640,21 @@ _MISHAP_PAST = {"bit": "bite", "bitten": "bite", "stole": "steal", "stolen": "st
                 "fallen": "fall", "broken": "break", "died": "die", "dying": "die"}
 _COSTS = frozenset({"price", "prices", "bill", "bills", "cost", "costs", "rent", "fee", "fees", "fare", "fares", "premium", "rate", "rates", "tuition"})
 _RISES = frozenset({"raise", "rise", "rose", "double", "triple", "jump", "increase", "hike", "soar", "climb", "charge", "cost"})
+
+
+_MONEY = re.compile(r"[$€£]\s?\d|\b\d[\d,.]*\s?(?:euros?|pounds?|dollars?|quid|bucks|usd|eur|gbp|k)\b|%", re.I)
+
+
+def _costs_only(span: str) -> bool:
+    """A reason that names nothing but a cost: "the cost", "the high price", "those fees"."""
+    words = stems(span)
+    return bool(words) and all(w in _COSTS or singular(w) in _COSTS or w in ("high", "higher", "extra") for w in words)
+
+
+def _costly(text: str) -> bool:
+    """A statement of what something costs: a cost word with an amount ("the bill was 400 pounds")."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    return bool(words & _COSTS or words & {"paid", "pay", "pays", "charged", "spent", "cost", "costs"}) and bool(_MONEY.search(text))
 
 
 def _verb_forms(word: str) -> set[str]:
