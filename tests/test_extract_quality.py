@@ -107,6 +107,25 @@ def test_types_of_the_issue_examples(real_engine) -> None:
     ]
 
 
+def test_types_in_other_registers(real_engine) -> None:
+    # Through ingest: decisions said with any verb, tastes said with a noun or a need, software
+    # trouble in words that are not "failed" / "broke" (more shapes in test_types_from_parse).
+    turns = [
+        ("Ana", "We'll publish one shared base image for all the services."),
+        ("Ben", "We had an extractor fan put in the bathroom to deal with the damp."),
+        ("Ana", "I froze the clock in the test fixtures so the time of day no longer matters."),
+        ("Ben", "I'm not drinking coffee after noon any more."),
+        ("Ana", "I'm not a fan of group classes at the gym."),
+        ("Ben", "I tend to read the licence before adding any dependency."),
+        ("Ana", "I can't function without my morning espresso."),
+        ("Ben", "The orders page takes eight seconds to load for big accounts."),
+        ("Ana", "The ingest worker pods keep getting OOMKilled every couple of hours."),
+        ("Ben", "The partner API started answering 429 after a thousand calls a minute."),
+    ]
+    _, kept = _ingest(real_engine, turns, session="registers")
+    assert [m["type"] for m in kept] == ["decision"] * 4 + ["preference"] * 3 + ["debug_log"] * 3
+
+
 # Each phrasing of a cause: (cause turn, effect turn) with chatter between where people chat.
 PHRASINGS = {
     "because of": [("Priya", "The nightly backup of db-1 failed last night."), ("Tom", "Ugh, not again."),
@@ -156,6 +175,22 @@ PHRASINGS = {
                                     ("Ida", "The engineer said no parts are made for it any more, which is why we ordered a heat pump.")],
     "that's the reason": [("Max", "My mum can't manage the stairs in her house any more."),
                           ("Max", "That's the reason she's moving into a flat near us in the spring.")],
+    # A pronoun pointing back after the cue, or in what the step is for.
+    "given that,": [("Gil", "Our monitoring vendor is shutting down its EU region in March."), ("Hana", "Great timing."),
+                    ("Hana", "Given that, we're moving all dashboards to the self-hosted Grafana.")],
+    "which means": [("Lars", "Marketing is merging with the sales team in January."),
+                    ("Maya", "Which means we're scrapping the separate marketing offsite this year.")],
+    "pushed me to": [("Alba", "The car insurance renewal came in 40% higher than last year."), ("Boris", "Shop around."),
+                     ("Alba", "That pushed me to switch to a pay-per-mile policy.")],
+    "to sort it out": [("Tomas", "The dog barks at every delivery van and the neighbours complained."), ("Una", "Poor thing."),
+                       ("Una", "We booked six sessions with a trainer to sort it out.")],
+    "instead": [("Zeno", "The library is closing at six for the rest of term because of staff cuts."), ("Ada", "Annoying."),
+                ("Zeno", "I'm going to study at the café on campus in the evenings instead.")],
+    "owing to the cost": [("Udo", "Our gas bill for January was 400 pounds."), ("Vic", "Wow."),
+                          ("Udo", "We turned the thermostat down to 18 degrees owing to the cost.")],
+    # No cue and no word in common: a plain fact about the same thing said just before.
+    "a fact about the same thing": [("Elif", "The doctor says I'm borderline diabetic."), ("Finn", "Oh, I'm sorry."),
+                                    ("Elif", "I've cut out sugary drinks completely since the appointment.")],
     # No cue and no word in common: a decision taken just after a mishap is told.
     "no cue after a mishap": [("Kate", "Someone broke into our car on the street last night."), ("Lou", "Oh no."),
                               ("Kate", "We're parking in the garage from now on.")],
@@ -189,6 +224,8 @@ NEAR_MISSES = {
                                                           ("Hana", "We decided to plant apple trees in the garden.")],
     "a decision after a fact that is no mishap": [("Kate", "My cousin works as a mechanic at the harbour."),
                                                   ("Kate", "We're parking in the garage from now on.")],
+    "a cost reason with no amount before": [("Ines", "Our neighbours bought a caravan in March."),
+                                            ("Ines", "Because of the cost, we're skipping the summer holiday this year.")],
     "since as time after a mishap": [("Pia", "My bike chain snapped on the way to work."), ("Raf", "I've ridden the same bike since 2019.")],
 }
 
