@@ -1,7 +1,7 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
 - The held-out test splits of the hand-labelled conversations (tests/labelled/test.txt,
-  test2.txt, test3.txt and test4.txt, never used to develop a rule): types, chatter, causal precision and recall, at
+  test2.txt, test3.txt, test4.txt and test5.txt, never used to develop a rule): types, chatter, causal precision and recall, at
   the goal's levels where the split reaches them, else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
 """
@@ -43,20 +43,25 @@ def _causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
 # must reach: (gold links, near-misses) at least, then type accuracy, causal precision, causal
 # recall, statements kept, chatter kept, near-misses linked at most. Where a split reaches a
 # goal the goal is asserted, else the level measured (scripts/eval_labelled.py --split NAME,
-# once each after the fourth round of causal rules):
-# - test4 (written and committed on its own before the fourth round; evaluated once): types
-#   0.819 (the goal 0.85 is not met here), precision 0.963 (26 of 27), recall 0.591 (26 of 44),
-#   1 near-miss of 42 linked, statements kept 1.0, chatter kept 0.051;
-# - test: types 0.885, precision 0.9 (18 of 20), recall 0.783 (18 of 23), chatter kept 0.071;
-# - test2: types 0.918, precision 0.952 (20 of 21), recall 0.556 (20 of 36), statements kept
+# after the fifth round of type and causal rules):
+# - test5 (written and committed on its own before the fifth round; evaluated once, after it):
+#   THE GOALS ARE NOT MET HERE: types 0.778 (goal 0.85), causal precision 0.75 (36 of 48; goal
+#   0.9), recall 0.522 (36 of 69), 2 near-misses of 61 linked, statements kept 0.946, chatter
+#   kept 0.091; the levels measured are asserted;
+# - test4 (spent): types 0.827 (the goal 0.85 is not met here), precision 0.963 (26 of 27),
+#   recall 0.591 (26 of 44), 1 near-miss of 42 linked, statements kept 1.0, chatter kept 0.051;
+# - test: types 0.885, precision 0.947 (18 of 19), recall 0.783 (18 of 23), chatter kept 0.071;
+# - test2: types 0.928, precision 0.958 (23 of 24), recall 0.639 (23 of 36), statements kept
 #   0.951, chatter kept 0.023;
-# - test3: types 0.862, precision 0.917 (22 of 24), recall 0.688 (22 of 32), 1 near-miss of 32
+# - test3: types 0.883, precision 0.92 (23 of 25), recall 0.719 (23 of 32), 1 near-miss of 32
 #   linked, statements kept 0.989, chatter kept 0.065.
 HELD_OUT_LEVELS = {
     "test": ((20, 15), 0.85, 0.9, 0.78, 0.95, 0.12, 0.0),
-    "test2": ((30, 25), 0.85, 0.9, 0.55, 0.9, 0.1, 0.0),
-    "test3": ((25, 20), 0.85, 0.9, 0.68, 0.95, 0.1, 0.032),
-    "test4": ((40, 40), 0.81, 0.9, 0.59, 0.95, 0.1, 0.024),
+    "test2": ((30, 25), 0.85, 0.9, 0.63, 0.9, 0.1, 0.0),
+    "test3": ((25, 20), 0.85, 0.9, 0.71, 0.95, 0.1, 0.032),
+    "test4": ((40, 40), 0.82, 0.9, 0.59, 0.95, 0.1, 0.024),
+    # Not the goal: the levels test5 measured (types 0.85 and precision 0.9 are not met).
+    "test5": ((69, 61), 0.77, 0.75, 0.52, 0.94, 0.1, 0.033),
 }
 
 
