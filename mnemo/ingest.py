@@ -171,7 +171,8 @@ def ingest(
                 "speaker": c.speaker, "turn": c.turn.index, "part": c.part,
                 **({"context": ctx} if (ctx := context_before(turns, c.turn.index)) else {}),
                 **({"conversation": name} if name else {}), **judge_extract.meta(c),
-                **({"statement": round(c.score, 4), "evidence": c.evidence, "self": c.self_refs} if c.score != float("inf") else {}),
+                **({"statement": round(c.score, 4), "evidence": c.evidence, "self": c.self_refs,
+                                      "novel": c.novel} if c.score != float("inf") else {}),
             },
         }
         m, _ = core.draft(item, f"turn {c.turn.index + 1}: ")

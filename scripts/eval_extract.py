@@ -10,17 +10,19 @@ the stored memories are mapped back to their turns. Printed per conversation and
 - named: share of memories that name a participant (who said or did it);
 - the memory types.
 
-`--folds loo` chooses the statement filter's threshold and evidence weight (with `--self`, the
-self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`, `EVIDENCE_WEIGHT`, `SELF_WEIGHT`) on all conversations but one and
-reports the one left out, for each in turn; the memories of one ingest with every candidate kept
-are filtered by the margin, evidence and turn's first-person count each one carries, so the sweep costs one ingest per
-conversation. The choice minimises the shortfall from the two goals, a lost cited turn counting
+`--folds loo` chooses the statement filter's threshold, evidence weight and novelty weight (with
+`--self`, the self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`, `EVIDENCE_WEIGHT`,
+`NOVELTY_WEIGHT`, `SELF_WEIGHT`) on all conversations but one and reports the one left out, for
+each in turn, beside the same folds without the novelty count; the memories of one ingest with
+every candidate kept are filtered by the margin, evidence, new words and turn's first-person
+count each one carries, so the sweep costs one ingest per conversation. The choice minimises the shortfall from the two goals, a lost cited turn counting
 `--cited-weight` times a kept uncited one; `--curve` prints the held-out figures for a range of
 cited weights: the trade-off the shipped point was chosen from. `--signals` prints how well
 each turn-level signal separates cited from uncited turns (AUC, nothing fitted): the shipped
 strength, its parts, and signals from the conversation around the turn (it answers a question;
 the other speaker reacts to it with surprise or praise; its length; its novelty against what its
-speaker said before), alone and added to the strength.
+speaker said before; the content words it adds to the turns before it), alone and added to the
+strength.
 
     .venv/bin/python scripts/eval_extract.py /work/shared/data/locomo-dev.json --folds loo
     .venv/bin/python scripts/eval_extract.py data/locomo10.json --json   # any file of this format
@@ -44,7 +46,8 @@ sys.path.insert(0, str(ROOT))
 _EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 GRID = [float("-inf"), *(round(-0.3 + 0.005 * i, 3) for i in range(161))]  # thresholds tried by --folds loo
 WEIGHTS = [0.0, 0.02, 0.04, 0.06, 0.08, 0.1]  # evidence weights tried by --folds loo
-SELF_WEIGHTS = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4]  # self weights tried by --folds loo
+SELF_WEIGHTS = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4]  # self weights tried by --folds loo --self
+NOVELTY_WEIGHTS = [0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.16]  # novelty weights tried by --folds loo
 CITED_GOAL, UNCITED_GOAL = 0.95, 0.35
 # A lost cited turn costs this many kept uncited ones in the objective: a fact never stored
 # cannot be recalled, a stored piece of chatter only competes at recall.
@@ -108,7 +111,7 @@ def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
                 mems = [
                     {"turn": stored[i].meta.get("turn"), "type": stored[i].type.value, "content": stored[i].content,
                      "score": float(stored[i].meta.get("statement", 1.0)), "evidence": int(stored[i].meta.get("evidence", 0)),
-                     "self": int(stored[i].meta.get("self", 0)),
+                     "self": int(stored[i].meta.get("self", 0)), "novel": int(stored[i].meta.get("novel", 0)),
                      "vector": vecs.get(i)}
                     for i in ids if i in stored
                 ]
@@ -136,6 +139,7 @@ def _arrays(run: dict[str, Any]) -> dict[str, Any]:
             "score": np.array([m["score"] for m in mems], dtype=float),
             "evidence": np.array([m["evidence"] for m in mems], dtype=float),
             "self": np.log1p(np.array([m.get("self", 0) for m in mems], dtype=float)),
+            "novel": np.log1p(np.array([m.get("novel", 0) for m in mems], dtype=float)),
             "named": np.array([any(re.search(rf"\b{re.escape(n)}\b", m["content"]) for n in names) for m in mems], dtype=bool),
             "type": np.array([m["type"] for m in mems], dtype=object),
             "cited": cited_turn,
@@ -144,11 +148,12 @@ def _arrays(run: dict[str, Any]) -> dict[str, Any]:
     return run["_arrays"]
 
 
-def measure(run: dict[str, Any], threshold: float, weight: float = 0.0, self_weight: float = 0.0) -> dict[str, Any]:
+def measure(run: dict[str, Any], threshold: float, weight: float = 0.0, self_weight: float = 0.0,
+            novelty_weight: float = 0.0) -> dict[str, Any]:
     import numpy as np
 
     a = _arrays(run)
-    keep = a["score"] + weight * a["evidence"] + self_weight * a["self"] >= threshold
+    keep = a["score"] + weight * a["evidence"] + self_weight * a["self"] + novelty_weight * a["novel"] >= threshold
     kept_turn = np.zeros(len(a["cited"]), dtype=bool)
     kept_turn[a["turn"][keep]] = True
     gold, uncited = a["cited"], ~a["cited"]
@@ -181,22 +186,26 @@ def shortfall(row: dict[str, Any], cited_weight: float = CITED_WEIGHT) -> float:
     return cited_weight * max(0.0, CITED_GOAL - row["cited_kept"]) + max(0.0, row["uncited_kept"] - UNCITED_GOAL)
 
 
+Setting = tuple[float, float, float, float]  # threshold, evidence weight, self weight, novelty weight
+
+
 def choose(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT,
-           self_weights: list[float] | None = None) -> tuple[float, float, float]:
-    """(threshold, evidence weight, self weight) with the least pooled shortfall on ``runs``;
-    ties go to the lower threshold (keep more), then the lower weights."""
+           self_weights: list[float] | None = None, novelty_weights: list[float] | None = None) -> Setting:
+    """(threshold, evidence weight, self weight, novelty weight) with the least pooled shortfall
+    on ``runs``; ties go to the lower threshold (keep more), then the lower weights."""
     sws = SELF_WEIGHTS if self_weights is None else self_weights
-    best = min(((t, w, sw) for sw in sws for w in WEIGHTS for t in GRID),
-               key=lambda c: (shortfall(pooled([measure(r, *c) for r in runs]), cited_weight), c[0], c[2], c[1]))
+    nws = NOVELTY_WEIGHTS if novelty_weights is None else novelty_weights
+    best = min(((t, w, sw, nw) for nw in nws for sw in sws for w in WEIGHTS for t in GRID),
+               key=lambda c: (shortfall(pooled([measure(r, *c) for r in runs]), cited_weight), c[0], c[2], c[3], c[1]))
     return best
 
 
-def loo(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT,
-        self_weights: list[float] | None = None) -> tuple[list[dict[str, Any]], list[tuple[float, float, float]]]:
+def loo(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT, self_weights: list[float] | None = None,
+        novelty_weights: list[float] | None = None) -> tuple[list[dict[str, Any]], list[Setting]]:
     """Each conversation measured with the filter chosen on the others."""
     held, chosen = [], []
     for i, r in enumerate(runs):
-        tw = choose(runs[:i] + runs[i + 1:], cited_weight, self_weights)
+        tw = choose(runs[:i] + runs[i + 1:], cited_weight, self_weights, novelty_weights)
         chosen.append(tw)
         held.append(measure(r, *tw))
     return held, chosen
@@ -223,24 +232,27 @@ def auc(labels: Any, scores: Any) -> float:
     return float((ranks[y].sum() - pos * (pos + 1) / 2) / (pos * neg)) if pos and neg else 0.0
 
 
-def signals(run: dict[str, Any], weight: float, self_weight: float = 0.0) -> dict[str, Any]:
+def signals(run: dict[str, Any], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0) -> dict[str, Any]:
     """Per turn: whether it is cited, and the turn-level signals measured as separators (none fitted):
     the shipped strength of its best memory (turns without a memory lowest), the margin, the
     evidence and the turn's first-person words alone, and signals from the conversation around it: it answers the other speaker's
     question, the other speaker reacts to it with surprise or praise, its length, and how new its
-    best memory is against what its speaker said before (1 - the highest cosine)."""
+    best memory is against what its speaker said before (1 - the highest cosine); and the most
+    content words a memory of the turn adds to the turns before it (``extract.content_words``)."""
     import numpy as np
 
     turns, dia = run["turns"], run["dia"]
     n = len(turns)
     low = -9.0
-    strength, margin, ev, own, novelty = (np.full(n, low) for _ in range(5))
+    strength, margin, ev, own, novelty, new = (np.full(n, low) for _ in range(6))
     earlier: dict[str, list[Any]] = {}
     for m in sorted(run["memories"], key=lambda m: m["turn"] if isinstance(m["turn"], int) else -1):
         i = m["turn"]
         if not isinstance(i, int) or i >= n:
             continue
-        strength[i] = max(strength[i], m["score"] + weight * m["evidence"] + self_weight * float(np.log1p(m.get("self", 0))))
+        strength[i] = max(strength[i], m["score"] + weight * m["evidence"] + self_weight * float(np.log1p(m.get("self", 0)))
+                          + novelty_weight * float(np.log1p(m.get("novel", 0))))
+        new[i] = max(new[i], m.get("novel", 0))
         own[i] = max(own[i], m.get("self", 0))
         margin[i] = max(margin[i], m["score"])
         ev[i] = max(ev[i], m["evidence"])
@@ -255,24 +267,60 @@ def signals(run: dict[str, Any], weight: float, self_weight: float = 0.0) -> dic
                        dtype=float)
     length = np.log1p([len(t.split()) for _, t in turns])
     return {"cited": np.array([d in run["cited"] for d in dia]), "strength": strength, "margin": margin, "evidence": ev, "self": own,
-            "answers": answers, "reacted": reacted, "length": length, "novelty": novelty}
+            "answers": answers, "reacted": reacted, "length": length, "novelty": novelty, "new words": new}
 
 
-def print_signals(runs: list[dict[str, Any]], weight: float, self_weight: float = 0.0) -> None:
+def print_signals(runs: list[dict[str, Any]], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0) -> None:
     import numpy as np
 
-    per = [signals(r, weight, self_weight) for r in runs]
+    per = [signals(r, weight, self_weight, novelty_weight) for r in runs]
     pooled_sig = {k: np.concatenate([p[k] for p in per]) for k in per[0]}
     print("\nturn-level separators, AUC of cited against uncited turns (none fitted; pooled, then per conversation)")
-    names = ["strength", "margin", "evidence", "self", "answers", "reacted", "length", "novelty"]
+    names = ["strength", "margin", "evidence", "self", "answers", "reacted", "length", "novelty", "new words"]
     for k in names:
         each = " / ".join(f"{auc(p['cited'], p[k]):.3f}" for p in per)
-        print(f"  {k:9} {auc(pooled_sig['cited'], pooled_sig[k]):.3f}   ({each})")
+        print(f"  {k:10} {auc(pooled_sig['cited'], pooled_sig[k]):.3f}   ({each})")
     base = pooled_sig["strength"]
     for k in ("answers", "reacted", "novelty"):
         sig = np.where(base > -9.0, pooled_sig[k], 0.0)
         gains = ", ".join(f"+{w}: {auc(pooled_sig['cited'], base + w * sig):.3f}" for w in SIGNAL_WEIGHTS)
         print(f"  strength with {k}: {gains}")
+
+
+def turn_strength(run: dict[str, Any], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0) -> Any:
+    """Each turn's best memory strength (turns without a memory lowest), from the run's arrays."""
+    import numpy as np
+
+    a = _arrays(run)
+    s = a["score"] + weight * a["evidence"] + self_weight * a["self"] + novelty_weight * a["novel"]
+    out = np.full(len(a["cited"]), -9.0)
+    np.maximum.at(out, a["turn"], s)
+    return out
+
+
+def heldout_auc(runs: list[dict[str, Any]], self_weights: list[float], novelty_weights: list[float]
+                ) -> list[tuple[float, float, float]]:
+    """The separator itself held out, without a threshold: for each conversation, the weights
+    (evidence, self, novelty) with the best pooled AUC on the others, and its AUC on it."""
+    import numpy as np
+
+    out = []
+    for i, r in enumerate(runs):
+        rest = runs[:i] + runs[i + 1:]
+        gold = np.concatenate([_arrays(o)["cited"] for o in rest])
+        best = max(((w, sw, nw) for w in WEIGHTS for sw in self_weights for nw in novelty_weights),
+                   key=lambda c: auc(gold, np.concatenate([turn_strength(o, *c) for o in rest])))
+        out.append((*best, auc(_arrays(r)["cited"], turn_strength(r, *best))))
+    return out
+
+
+def print_heldout_auc(runs: list[dict[str, Any]]) -> None:
+    print("\nthe separator held out: turn AUC of each conversation with the weights that separate the others best")
+    for name, sws, nws in (("margin + evidence", [0.0], [0.0]), ("+ novelty", [0.0], NOVELTY_WEIGHTS),
+                           ("+ self", SELF_WEIGHTS, [0.0]), ("+ novelty + self", SELF_WEIGHTS, NOVELTY_WEIGHTS)):
+        rows = heldout_auc(runs, sws, nws)
+        each = " / ".join(f"{a:.3f} (w={w:.2f} s={sw:.2f} n={nw:.2f})" for w, sw, nw, a in rows)
+        print(f"  {name:18} {each}")
 
 
 def fmt_row(name: str, r: dict[str, Any], extra: str = "") -> str:
@@ -313,10 +361,11 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     runs = [ingest_one(s, log) for s in data]
-    default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT, extract.SELF_WEIGHT)
+    default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT, extract.SELF_WEIGHT, extract.NOVELTY_WEIGHT)
     self_weights = SELF_WEIGHTS if args.self_ else [extract.SELF_WEIGHT]
     insample = [measure(r, *default) for r in runs]
     out: dict[str, Any] = {"threshold": default[0], "evidence_weight": default[1], "self_weight": default[2],
+                           "novelty_weight": default[3],
                            "in_sample": {r["id"]: row for r, row in zip(runs, insample, strict=True)},
                            "in_sample_pooled": pooled(insample), "all_runs_choose": choose(runs, args.cited_weight, self_weights),
                            "no_margin_pooled": pooled([measure(r, float("-inf")) for r in runs])}
@@ -325,14 +374,18 @@ def main(argv: list[str] | None = None) -> int:
         out["loo"] = {r["id"]: row for r, row in zip(runs, held, strict=True)}
         out["loo_thresholds"] = {r["id"]: tw for r, tw in zip(runs, chosen, strict=True)}
         out["loo_pooled"] = pooled(held)
-        if self_weights != [0.0]:  # the same folds without the turn's first-person count, for comparison
+        # The same folds without the novelty count (and without the self count), for comparison.
+        out["loo_no_novelty_pooled"] = pooled(loo(runs, args.cited_weight, [0.0], [0.0])[0])
+        if self_weights != [0.0]:
             out["loo_no_self_pooled"] = pooled(loo(runs, args.cited_weight, [0.0])[0])
         if args.curve:
             out["curve"] = {w: pooled(loo(runs, w, self_weights)[0]) for w in CURVE}
+            out["curve_no_novelty"] = {w: pooled(loo(runs, w, [0.0], [0.0])[0]) for w in CURVE}
     if args.json:
         print(json.dumps(out, default=lambda o: None, indent=1))
         return 0
-    print(f"shipped threshold {default[0]}, evidence weight {default[1]}, self weight {default[2]}: in-sample "
+    print(f"shipped threshold {default[0]}, evidence weight {default[1]}, self weight {default[2]}, "
+          f"novelty weight {default[3]}: in-sample "
           f"(all conversations would choose {out['all_runs_choose']})")
     print(HEADER)
     for r, row in zip(runs, insample, strict=True):
@@ -343,18 +396,22 @@ def main(argv: list[str] | None = None) -> int:
         print("\nleave-one-conversation-out (threshold chosen on the others, reported on the one left out)")
         print(HEADER)
         for r, row in zip(runs, held, strict=True):
-            t, w, sw = out["loo_thresholds"][r["id"]]
-            print(fmt_row(str(r["id"]), row, f"t={t:+.3f} w={w:.2f} s={sw:.2f}  "))
+            t, w, sw, nw = out["loo_thresholds"][r["id"]]
+            print(fmt_row(str(r["id"]), row, f"t={t:+.3f} w={w:.2f} s={sw:.2f} n={nw:.2f}  "))
         print(fmt_row("pooled", out["loo_pooled"]))
+        print(fmt_row("pooled, n=0", out["loo_no_novelty_pooled"], "(no novelty, no self) "))
         if "loo_no_self_pooled" in out:
             print(fmt_row("pooled, s=0", out["loo_no_self_pooled"], "(self weight 0) "))
         if "curve" in out:
             print("\nheld-out trade-off (pooled LOO) by the cost of a lost cited turn")
             for w, row in out["curve"].items():
+                old = out["curve_no_novelty"][w]
                 print(f"  cited weight {w:4}: cited kept {row['cited_kept']:.3f}  uncited kept {row['uncited_kept']:.3f}  "
-                      f"mem/turn {row['per_kept_turn']:.2f}")
+                      f"mem/turn {row['per_kept_turn']:.2f}   (no novelty: {old['cited_kept']:.3f} / {old['uncited_kept']:.3f})")
     if args.signals:
-        print_signals(runs, default[1], default[2])
+        print_signals(runs, default[1], default[2], default[3])
+        if len(runs) >= 2:
+            print_heldout_auc(runs)
     return 0
 
 

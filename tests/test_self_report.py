@@ -43,9 +43,9 @@ def _kept(real_embedder, lines: list[tuple[str, str]]) -> list[str]:
     return [cands[i].text for i in judge(cands, vectors, [s != c.text for s, c in zip(said, cands, strict=True)], real_embedder)]
 
 
-# The weight and threshold the LoCoMo folds chose with the self count in the sweep (shipped off:
-# see extract.SELF_WEIGHT).
-SWEPT = {"SELF_WEIGHT": 0.25, "STATEMENT_THRESHOLD": 0.03}
+# The weights and threshold the LoCoMo folds chose with the self count in the sweep (shipped off:
+# see extract.SELF_WEIGHT), before the novelty count.
+SWEPT = {"SELF_WEIGHT": 0.25, "STATEMENT_THRESHOLD": 0.03, "EVIDENCE_WEIGHT": 0.06, "NOVELTY_WEIGHT": 0.0}
 
 
 @pytest.mark.slow

@@ -153,18 +153,30 @@ def evidence(sent: Any) -> int:
     a verb other than "be"; names of people do not count, since a reaction names its addressee
     ("Wow, John!")."""
     toks = [t for t in sent if not (t.is_punct or t.is_space)]
-    if not any(t.pos_ in ("VERB", "AUX") for t in toks):
+    if not reports(sent):
         return 0
-    own = any((t.lower_ in _SELF and t.dep_ in ("nsubj", "nsubjpass")) or (t.lower_ in _SELF_POSS and t.dep_ == "poss")
-              for t in toks)
-    root = sent.root
-    if not own and root.lower_ in _EVAL_VERBS and any(c.dep_ == "acomp" for c in root.children):
-        return 0
+    own = _own(toks)
     labels = {e.label_ for e in sent.ents}
     when = bool(labels & {"DATE", "TIME"})
     thing = bool(labels & _THING_ENTS)
     past = any(t.tag_ == "VBD" and t.lower_ not in _COPULA for t in toks)
     return int(own) + int(when) + int(thing) + int(past)
+
+
+def _own(toks: list[Any]) -> bool:
+    return any((t.lower_ in _SELF and t.dep_ in ("nsubj", "nsubjpass")) or (t.lower_ in _SELF_POSS and t.dep_ == "poss")
+               for t in toks)
+
+
+def reports(sent: Any) -> bool:
+    """Whether a parsed sentence reports anything at all: it has a verb, and it is not an
+    evaluation of something not the speaker's ("Lunch was nice today", "Heat pumps are great");
+    what ``evidence`` counts, and whose words are news (``extract.content_words``)."""
+    toks = [t for t in sent if not (t.is_punct or t.is_space)]
+    if not any(t.pos_ in ("VERB", "AUX") for t in toks):
+        return False
+    root = sent.root
+    return _own(toks) or not (root.lower_ in _EVAL_VERBS and any(c.dep_ == "acomp" for c in root.children))
 
 
 def load_examples(path: Path = EXAMPLES) -> list[tuple[str, str]]:

@@ -47,7 +47,7 @@ def adjacent(core: Core, ids: list[str], gap: float = 0.0, rows: dict[str, dict[
     """Memory id → the ids of the turns just before and after it: of the same session, or, for
     a memory without a session when ``gap`` > 0, the session-less memories saved just before and
     after it at most ``gap`` seconds apart. ``rows``: light rows already read (the pool's);
-    ``asks`` receives the ids of the memories read that hold a question mark."""
+    ``asks`` receives the ids among ``ids`` whose text holds a question mark."""
     if not ids:
         return {}
     known = core.store.light_rows(ids, rows)
@@ -65,7 +65,8 @@ def adjacent(core: Core, ids: list[str], gap: float = 0.0, rows: dict[str, dict[
         else:
             merged.append((lo, hi))
     by_session: dict[str, dict[str, tuple[float, int]]] = {}
-    for t in core.store.turns_within(merged):  # one read for every window
+    asking = [int(r["seq"]) for r in mine] if asks is not None else []
+    for t in core.store.turns_within(merged, asking):  # one read for every window
         if t[2] or gap > 0:
             by_session.setdefault(t[2] or "", {})[t[1]] = (float(t[3]), int(t[0]))
             if t[4] and asks is not None:

@@ -15,8 +15,9 @@ from typing import Any
 from .. import faults
 from ..clock import day_of
 from ..errors import InvalidInput, StorageError
-from ..models import Fingerprint, Layer, Link, Memory, MemoryType, Source, Status
+from ..models import Link, Memory
 from .checks import CheckRows
+from .decode import SCALAR, row_to_memory
 from .dream import DreamRows
 from .exports import ExportRows
 from .fts import FTS_INSERT, KeywordSearch, context_of
@@ -27,11 +28,6 @@ from .notes import NoteRows
 from .schema import MIGRATIONS
 from .search_rows import SearchRows
 from .vault_log import VaultLogRows
-
-# Columns of ``memories`` that map one-to-one onto Memory fields.
-_SCALAR = ["id", "content", "tokens", "type", "layer", "status", "wing", "room", "source", "trust", "importance", "strength", "use_count", "created_at", "updated_at", "last_used", "pinned", "note_path", "session_id", "duplicate_of", "surprise", "review_count", "cross_domain_count", "last_review_at", "event_at", "expires_at", "archived_at", "superseded_by", "embed_model"]
-_JSON_COLS = ("fingerprint", "tags", "meta")
-
 
 DISK_HINT = "free some disk space (or raise the file size limit) and try again; what failed was not stored"
 
@@ -157,20 +153,11 @@ class Store(DreamRows, LifecycleRows, LinkRows, ExportRows, JobRows, CheckRows, 
     # -- memories ---------------------------------------------------------------------------
     @staticmethod
     def _row_to_memory(row: sqlite3.Row) -> Memory:
-        data: dict[str, Any] = {k: row[k] for k in _SCALAR}
-        data["fingerprint"] = Fingerprint.from_dict(json.loads(row["fingerprint"] or "{}"))
-        data["tags"] = tuple(json.loads(row["tags"] or "[]"))
-        data["meta"] = json.loads(row["meta"] or "{}")
-        data["pinned"] = bool(row["pinned"])
-        data["type"] = MemoryType(data["type"])
-        data["layer"] = Layer(data["layer"])
-        data["status"] = Status(data["status"])
-        data["source"] = Source(data["source"])
-        return Memory(**data)
+        return row_to_memory(row)
 
     @staticmethod
     def _memory_to_row(m: Memory) -> dict[str, Any]:
-        row = {k: getattr(m, k) for k in _SCALAR}
+        row = {k: getattr(m, k) for k in SCALAR}
         for k in ("type", "layer", "status", "source"):
             row[k] = str(row[k])
         row["pinned"] = int(m.pinned)
