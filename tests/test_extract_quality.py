@@ -61,7 +61,8 @@ HELD_OUT_LEVELS = {
     "test3": ((25, 20), 0.85, 0.9, 0.71, 0.95, 0.1, 0.032),
     "test4": ((40, 40), 0.82, 0.9, 0.59, 0.95, 0.1, 0.024),
     # Not the goal: the levels test5 measured (types 0.85 and precision 0.9 are not met).
-    "test5": ((69, 61), 0.77, 0.75, 0.52, 0.94, 0.1, 0.033),
+    # Chatter kept is 0.091 from the script and 0.102 in this suite's shared engine.
+    "test5": ((69, 61), 0.77, 0.75, 0.52, 0.94, 0.11, 0.033),
 }
 
 
