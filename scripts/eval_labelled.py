@@ -1,9 +1,9 @@
 """Score `ingest` on the hand-labelled conversations of tests/labelled/ (types, what is kept,
-causal links). The `train`, `train2` and `train3` splits are for developing rules; `test`,
-`test2`, `test3` and `test4` are held out.
+causal links). The `train`, `train2`, `train3` and `train4` splits are for developing rules;
+`test`, `test2`, `test3`, `test4` and `test5` are held out.
 
-    .venv/bin/python scripts/eval_labelled.py --split train,train2,train3 [--show]
-    .venv/bin/python scripts/eval_labelled.py --split test4 --json
+    .venv/bin/python scripts/eval_labelled.py --split train,train2,train3,train4 [--show]
+    .venv/bin/python scripts/eval_labelled.py --split test5 --json
 
 On a train conversation the example vote (``mnemo.nlp.statement``) is held out from that
 conversation's own units, so train figures are not the vote finding the sentence itself.
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", default="train", help="train, train2, train3, test, test2, test3, test4, or several joined by commas")
+    ap.add_argument("--split", default="train", help="train, train2, train3, train4, test, test2, test3, test4, test5, or several joined by commas")
     ap.add_argument("--show", action="store_true", help="print each stored memory, wrong and missed links, type confusions")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)

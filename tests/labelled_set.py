@@ -86,12 +86,12 @@ def parse(text: str) -> list[Conversation]:
     return convs
 
 
-SPLITS = ("train", "train2", "train3", "test", "test2", "test3", "test4", "test5")
-HELD_OUT = ("test", "test2", "test3", "test4")
+SPLITS = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5")
+HELD_OUT = ("test", "test2", "test3", "test4", "test5")
 
 
 def load(split: str) -> list[Conversation]:
-    """``split`` is ``train``, ``train2`` or ``train3`` (rules are developed on these),
+    """``split`` is ``train``, ``train2``, ``train3`` or ``train4`` (rules are developed on these),
     ``test``, ``test2``, ``test3``, ``test4`` or ``test5`` (held out), or several joined by commas."""
     out: list[Conversation] = []
     for name in split.split(","):

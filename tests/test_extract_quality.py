@@ -1,7 +1,7 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
 - The held-out test splits of the hand-labelled conversations (tests/labelled/test.txt,
-  test2.txt, test3.txt and test4.txt, never used to develop a rule): types, chatter, causal precision and recall, at
+  test2.txt, test3.txt, test4.txt and test5.txt, never used to develop a rule): types, chatter, causal precision and recall, at
   the goal's levels where the split reaches them, else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
 """
@@ -43,20 +43,26 @@ def _causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
 # must reach: (gold links, near-misses) at least, then type accuracy, causal precision, causal
 # recall, statements kept, chatter kept, near-misses linked at most. Where a split reaches a
 # goal the goal is asserted, else the level measured (scripts/eval_labelled.py --split NAME,
-# once each after the fourth round of causal rules):
-# - test4 (written and committed on its own before the fourth round; evaluated once): types
-#   0.819 (the goal 0.85 is not met here), precision 0.963 (26 of 27), recall 0.591 (26 of 44),
-#   1 near-miss of 42 linked, statements kept 1.0, chatter kept 0.051;
-# - test: types 0.885, precision 0.9 (18 of 20), recall 0.783 (18 of 23), chatter kept 0.071;
-# - test2: types 0.918, precision 0.952 (20 of 21), recall 0.556 (20 of 36), statements kept
+# after the fifth round of type and causal rules):
+# - test5 (written and committed on its own before the fifth round; evaluated once, after it):
+#   THE GOALS ARE NOT MET HERE: types 0.778 (goal 0.85), causal precision 0.75 (36 of 48; goal
+#   0.9), recall 0.522 (36 of 69), 2 near-misses of 61 linked, statements kept 0.946, chatter
+#   kept 0.091; the levels measured are asserted;
+# - test4 (spent): types 0.827 (the goal 0.85 is not met here), precision 0.963 (26 of 27),
+#   recall 0.591 (26 of 44), 1 near-miss of 42 linked, statements kept 1.0, chatter kept 0.051;
+# - test: types 0.885, precision 0.947 (18 of 19), recall 0.783 (18 of 23), chatter kept 0.071;
+# - test2: types 0.928, precision 0.958 (23 of 24), recall 0.639 (23 of 36), statements kept
 #   0.951, chatter kept 0.023;
-# - test3: types 0.862, precision 0.917 (22 of 24), recall 0.688 (22 of 32), 1 near-miss of 32
+# - test3: types 0.883, precision 0.92 (23 of 25), recall 0.719 (23 of 32), 1 near-miss of 32
 #   linked, statements kept 0.989, chatter kept 0.065.
 HELD_OUT_LEVELS = {
     "test": ((20, 15), 0.85, 0.9, 0.78, 0.95, 0.12, 0.0),
-    "test2": ((30, 25), 0.85, 0.9, 0.55, 0.9, 0.1, 0.0),
-    "test3": ((25, 20), 0.85, 0.9, 0.68, 0.95, 0.1, 0.032),
-    "test4": ((40, 40), 0.81, 0.9, 0.59, 0.95, 0.1, 0.024),
+    "test2": ((30, 25), 0.85, 0.9, 0.63, 0.9, 0.1, 0.0),
+    "test3": ((25, 20), 0.85, 0.9, 0.71, 0.95, 0.1, 0.032),
+    "test4": ((40, 40), 0.82, 0.9, 0.59, 0.95, 0.1, 0.024),
+    # Not the goal: the levels test5 measured (types 0.85 and precision 0.9 are not met).
+    # Chatter kept is 0.091 from the script and 0.102 in this suite's shared engine.
+    "test5": ((69, 61), 0.77, 0.75, 0.52, 0.94, 0.11, 0.033),
 }
 
 
@@ -105,6 +111,25 @@ def test_types_of_the_issue_examples(real_engine) -> None:
     assert [m["type"] for m in kept] == [
         "preference", "decision", "preference", "decision", "decision", "decision", "preference", "debug_log", "session_note",
     ]
+
+
+def test_types_in_other_registers(real_engine) -> None:
+    # Through ingest: decisions said with any verb, tastes said with a noun or a need, software
+    # trouble in words that are not "failed" / "broke" (more shapes in test_types_from_parse).
+    turns = [
+        ("Ana", "We'll publish one shared base image for all the services."),
+        ("Ben", "We had an extractor fan put in the bathroom to deal with the damp."),
+        ("Ana", "I froze the clock in the test fixtures so the time of day no longer matters."),
+        ("Ben", "I'm not drinking coffee after noon any more."),
+        ("Ana", "I'm not a fan of group classes at the gym."),
+        ("Ben", "I tend to read the licence before adding any dependency."),
+        ("Ana", "I can't function without my morning espresso."),
+        ("Ben", "The orders page takes eight seconds to load for big accounts."),
+        ("Ana", "The ingest worker pods keep getting OOMKilled every couple of hours."),
+        ("Ben", "The partner API started answering 429 after a thousand calls a minute."),
+    ]
+    _, kept = _ingest(real_engine, turns, session="registers")
+    assert [m["type"] for m in kept] == ["decision"] * 4 + ["preference"] * 3 + ["debug_log"] * 3
 
 
 # Each phrasing of a cause: (cause turn, effect turn) with chatter between where people chat.
@@ -156,6 +181,22 @@ PHRASINGS = {
                                     ("Ida", "The engineer said no parts are made for it any more, which is why we ordered a heat pump.")],
     "that's the reason": [("Max", "My mum can't manage the stairs in her house any more."),
                           ("Max", "That's the reason she's moving into a flat near us in the spring.")],
+    # A pronoun pointing back after the cue, or in what the step is for.
+    "given that,": [("Gil", "Our monitoring vendor is shutting down its EU region in March."), ("Hana", "Great timing."),
+                    ("Hana", "Given that, we're moving all dashboards to the self-hosted Grafana.")],
+    "which means": [("Lars", "Marketing is merging with the sales team in January."),
+                    ("Maya", "Which means we're scrapping the separate marketing offsite this year.")],
+    "pushed me to": [("Alba", "The car insurance renewal came in 40% higher than last year."), ("Boris", "Shop around."),
+                     ("Alba", "That pushed me to switch to a pay-per-mile policy.")],
+    "to sort it out": [("Tomas", "The dog barks at every delivery van and the neighbours complained."), ("Una", "Poor thing."),
+                       ("Una", "We booked six sessions with a trainer to sort it out.")],
+    "instead": [("Zeno", "The library is closing at six for the rest of term because of staff cuts."), ("Ada", "Annoying."),
+                ("Zeno", "I'm going to study at the café on campus in the evenings instead.")],
+    "owing to the cost": [("Udo", "Our gas bill for January was 400 pounds."), ("Vic", "Wow."),
+                          ("Udo", "We turned the thermostat down to 18 degrees owing to the cost.")],
+    # No cue and no word in common: a plain fact about the same thing said just before.
+    "a fact about the same thing": [("Elif", "The doctor says I'm borderline diabetic."), ("Finn", "Oh, I'm sorry."),
+                                    ("Elif", "I've cut out sugary drinks completely since the appointment.")],
     # No cue and no word in common: a decision taken just after a mishap is told.
     "no cue after a mishap": [("Kate", "Someone broke into our car on the street last night."), ("Lou", "Oh no."),
                               ("Kate", "We're parking in the garage from now on.")],
@@ -189,6 +230,8 @@ NEAR_MISSES = {
                                                           ("Hana", "We decided to plant apple trees in the garden.")],
     "a decision after a fact that is no mishap": [("Kate", "My cousin works as a mechanic at the harbour."),
                                                   ("Kate", "We're parking in the garage from now on.")],
+    "a cost reason with no amount before": [("Ines", "Our neighbours bought a caravan in March."),
+                                            ("Ines", "Because of the cost, we're skipping the summer holiday this year.")],
     "since as time after a mishap": [("Pia", "My bike chain snapped on the way to work."), ("Raf", "I've ridden the same bike since 2019.")],
 }
 

@@ -52,6 +52,33 @@ CASES = {
     "I play the piano every evening after dinner.": "preference",
     "My daughter swims on Saturdays.": "preference",
     "Our street has a residents' meeting every month.": "fact",
+    # Decisions of any verb: a commitment, "let's", a step taken with its remedy or its result,
+    # something had done, a practice given up, the subject left out in chat.
+    "We'll publish one shared base image for all the services.": "decision",
+    "Let's replace them with a written update in the team channel.": "decision",
+    "We had an extractor fan put in the bathroom to deal with the damp.": "decision",
+    "We're getting grab rails fitted in her kitchen and bathroom.": "decision",
+    "I froze the clock in the test fixtures so the time of day no longer matters.": "decision",
+    "I did, nothing changed, so I've started sleeping in the back room.": "decision",
+    "I'm not drinking coffee after noon any more.": "decision",
+    "bumped their memory request to 2Gi because of that": "decision",
+    "Which means we're scrapping the separate marketing offsite this year.": "decision",
+    # ... but having something with a name, a habit kept, a state gone are not.
+    "We had a dog called Rex when I was little.": "fact",
+    "My husband's new job starts at seven, so he can't do the school run any more.": "fact",
+    # Tastes said with a noun, a need or "tend to".
+    "I'm not a fan of group classes.": "preference",
+    "I tend to read the licence before adding any dependency.": "preference",
+    "I can't function without my morning espresso.": "preference",
+    # Software trouble in words that are not "failed" / "broke": slowness, a recurring failure,
+    # an HTTP error answered, a warning.
+    "The orders page takes eight seconds to load for big accounts.": "debug_log",
+    "Deploys take forty minutes because every service rebuilds its base image.": "debug_log",
+    "The ingest worker pods keep getting OOMKilled every couple of hours.": "debug_log",
+    "The partner API started answering 429 after we crossed a thousand calls a minute.": "debug_log",
+    "Customers saw a certificate warning on the billing portal this morning.": "debug_log",
+    # ... the same time taken by something that is no system is a fact.
+    "The train to Leeds takes two hours.": "fact",
 }
 
 

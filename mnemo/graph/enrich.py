@@ -104,13 +104,14 @@ def plan_links(core: Core, memories: Sequence[Memory], report: LinkReport | None
     canon = db.canonical_names(store, sorted(keys))
     by_id = {m.id: m for m in ordered}
     out: list[Link] = []
+    related = relatedness(core.embedder)
     for m in ordered:
         cands = [
             c for c in window[-cfg.lookback :]
             if c.created_at <= m.created_at and m.created_at - c.created_at <= max_age
             and not (m.wing and c.wing and m.wing != c.wing)
         ]
-        for link in rules.propose(m, cands, now):
+        for link in rules.propose(m, cands, now, related):
             other = by_id.get(link.dst if link.src == m.id else link.src) or next(
                 (c for c in cands if c.id in (link.src, link.dst) and c.id != m.id), None
             )
@@ -127,6 +128,27 @@ def plan_links(core: Core, memories: Sequence[Memory], report: LinkReport | None
             report.add(link)
         report.superseded.extend(link.dst for link in out if link.rel == "supersedes")
     return out
+
+
+def relatedness(embedder: Any) -> rules.Related | None:
+    """The cosine of two memories' statements (speakers' names off: a name both carry is no
+    kinship), each embedded once; None when the embedder has no semantics (the hash one)."""
+    from ..nlp.embedder import HashEmbedder
+
+    if embedder is None or isinstance(embedder, HashEmbedder):
+        return None
+    vectors: dict[str, Any] = {}
+
+    def vector(m: Memory) -> Any:
+        v = vectors.get(m.id)
+        if v is None:
+            v = vectors[m.id] = embedder.embed([rules.said(m)])[0]
+        return v
+
+    def related(a: Memory, b: Memory) -> float:
+        return float(vector(a) @ vector(b))
+
+    return related
 
 
 def _entity_links(

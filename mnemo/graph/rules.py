@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..models import Link, Memory, MemoryType
@@ -56,6 +56,15 @@ CAUSAL_BACKWARD = frozenset({"motivated_by", "invalidated_by"})  # dst is the ca
 # The links a rule proposes from a cause to what it explains (a decision with one needs no other).
 CAUSAL_RELS = frozenset({"because", "triggered", "resolves"})
 ANSWER_MIN_WORDS = 2  # one shared word is never a link (a common word, a name said in passing)
+# A decision with no cue and no words in common with the fact said just before it answers that
+# fact when the two are about the same thing (MiniLM cosine of the statements, speakers' names
+# taken off). Chosen on train..train4 (scripts/eval_labelled.py): the decisions' causes said
+# just before without a cue score 0.415-0.59 (a blood test and a supplement, a diagnosis and
+# cutting out sugar, a card used abroad and blocking it), an unrelated fact before a decision
+# 0.18-0.40 ("going to the gym since January" / "join a climbing club" 0.396, the highest).
+RELATED_MIN = 0.42
+# How related two memories are (a cosine), when a semantic embedder is at hand.
+Related = Callable[[Memory, Memory], float]
 
 
 @dataclass(frozen=True)
@@ -81,12 +90,21 @@ CUES: tuple[Cue, ...] = (
          r"\b(?:it|that|this)(?: (?:won't|will not|doesn't|does not|can't|cannot|never)|n't) (?:happen|recur)s?(?: again)?\b|"
          # Said mid-sentence: "I told my doctor, which is why she lowered the dose" goes on from
          # what was said before as much as from its own first clause.
-         r",\s*(?:which|that|and that)(?:'s| is| was) (?:why|the reason)\b", "anaphor"),
-    _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given(?: that| how)?|the reason (?:is|was)(?: that)?|"
+         r",\s*(?:which|that|and that)(?:'s| is| was) (?:why|the reason)\b|"
+         # "Which means we're scrapping the offsite": what follows is what the last statement means.
+         r"^(?:which|that|this|and that) means\b", "anaphor"),
+    # A step taken for a purpose that points back ("to stop that", "to sort it out", "to make up
+    # for it", "to see if that's it"), or one option taken over what was just said ("... instead."):
+    # said of a decision, it answers the statement before.
+    _cue("because", r"\bto (?:\w+ ){1,3}(?:it|that|this)(?: out| again| up)?\W*$|\bto see (?:if|whether) (?:it|that|this)(?:'s| is| was| helps)\b|"
+         r"\binstead\W*$", "anaphor_decision"),
+    _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given(?: how)?|the reason (?:is|was)(?: that)?|"
          r"in light of|in response to|following|seeing as|now that|in the wake of|comes? from|came from|stems? from|stemmed from)\b", "after"),
     _cue("because", r"(?:^|,\s*)since\b", "after"),
     _cue("triggered", r"\b(?:triggered|led (?:us |me |him |her |them )?to|leads (?:us |me |him |her |them )?to|resulted in|results in|prompted|caused|kicked off|sparked|"
-         r"made (?:us|me|him|her|them)|forced (?:us|me|him|her|them))\b", "before"),
+         r"made (?:us|me|him|her|them)|forced (?:us|me|him|her|them)|"
+         # "That pushed me to switch", "that's what got us to put solar panels on the roof".
+         r"(?:pushed|got|drove|convinced|persuaded|talked|spurred) (?:us|me|him|her|them) (?:to|into)\b)", "before"),
     _cue("triggered", r"^after\b", "after"),
     # A circumstance opening the sentence: "with rates this high, we ...", "with her gone, I ...".
     _cue("because", r"^with\b(?=[^,]{3,60},)", "after"),
@@ -233,13 +251,15 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
             m = cue.pattern.search(s)
             if not m:
                 continue
-            if cue.scope == "anaphor":
+            if cue.scope == "anaphor_decision" and not decision:
+                continue
+            if cue.scope in ("anaphor", "anaphor_decision"):
                 out.append((cue.rel, "", True, ""))
                 continue
             if cue.scope == "result" and not decision:
                 continue
             if cue.scope in ("after", "result"):
-                span = re.split(r",|;|\s+(?:we|i|they|so|and then)\s+", s[m.end():], maxsplit=1)[0]
+                span = re.split(r",|;|\s+(?:we|i|they)(?:['’]\w+)?\s+|\s+(?:so|and then)\s+", s[m.end():], maxsplit=1, flags=re.I)[0]
             elif cue.scope == "before":
                 span = re.split(r",|;", s[: m.start()])[-1]
             elif cue.scope == "object":
@@ -257,7 +277,10 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
 def _is_anaphoric(span: str) -> bool:
     """"because of that", "after the incident", and "after that trip": a pronoun, or a
     demonstrative with a noun, points back to what was just said."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z']+", span)]
+    # "that's what finally got us to ...": the word before the clitic is what points back.
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", span.replace("’", "'"))]
+    if words and words[0] in ("that's", "this's"):
+        words[0] = "that"  # ("because it's cheaper" is about the subject's own thing, not what was said)
     if words and len(words) <= 3 and words[0] in ("that", "this", "these", "those"):
         return True
     if words and len(words) <= 3 and words[0] in _PRONOUNS:
@@ -412,11 +435,13 @@ def _same_holder(a: Memory, b: Memory) -> bool:
     return not (ha and hb) or ha == hb
 
 
-def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]:
+def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Related | None = None) -> list[Link]:
     """Links from ``new`` to older memories: supersedes / conflicts and causal links.
 
     ``candidates`` are the recent memories, oldest first (the caller applies the ≤ 50 and
     ≤ 30 days window and the wing rule). ``now`` stamps the links' ``created_at``.
+    ``related`` (the embedder's cosine of two statements) lets a decision with no cue answer a
+    plain fact said just before it that is about the same thing (``RELATED_MIN``).
     """
     links: list[Link] = []
     linked: set[str] = set()
@@ -489,6 +514,10 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
                 key = (score, len(want_stems & theirs), len(mine & theirs))
                 if score >= MIN_OVERLAP and key > best:
                     best, target = key, old
+            if target is None and rel == "because" and _costs_only(span):
+                # "owing to the cost", "because of the price": the amount said just before
+                # ("our gas bill for January was 400 pounds") is what it means.
+                target = next((c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new) and _costly(said(c))), None)
             if target is None and rel in ("because", "triggered") and rest.strip() and new.type != MemoryType.DECISION:
                 # "The TimeoutError happens because the test starts too early", "a missing
                 # index caused the slow queries": the reason is new, the problem it explains
@@ -511,7 +540,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float) -> list[Link]
         # A reason the decision names itself ("because of the new budget") that matched no
         # memory is about something not said here: no mishap said before is its cause then.
         own_reason = any(rel in ("because", "triggered") and not anaphoric and stems(span) for rel, span, anaphoric, _ in cues)
-        target = _answered(new, recent_first, mishaps=not own_reason)
+        target = _answered(new, recent_first, mishaps=not own_reason, related=related)
         # An "updates" link to it ("balance reads go to the primary from now on") says the
         # decision changed something, not why: the cause is linked all the same.
         if target is not None:
@@ -545,7 +574,7 @@ def _asked_why(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
     return before if isinstance(before.meta.get("turn"), int) and before.meta["turn"] <= turn - 2 else None
 
 
-def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True) -> Memory | None:
+def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True, related: Related | None = None) -> Memory | None:
     """The problem or event a decision with no causal cue answers: a report or a fact said
     just before in the same conversation that the decision names again in two content words
     at least ("The linter failed on the release branch because of an unused import." ... "I
@@ -569,6 +598,7 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True)
     # mishap (a failure, a loss, an injury, a price that rose), only within a few turns, and
     # not past another decision, which would be the response already.
     turn = new.meta.get("turn") if isinstance(new.meta, dict) else None
+    before: list[Memory] = []
     for old in close:
         t_old = old.meta.get("turn") if isinstance(old.meta, dict) else None
         if isinstance(turn, int) and isinstance(t_old, int) and turn - t_old > ANAPHOR_MAX_TURNS:
@@ -577,6 +607,11 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True)
             break
         if old.type == MemoryType.DEBUG_LOG or (old.type == MemoryType.FACT and mishap(said(old))):
             return old
+        before.append(old)
+    # Else the latest plain fact about the same thing: "The doctor says I'm borderline
+    # diabetic." ... "I've cut out sugary drinks completely."
+    if related is not None:
+        return next((old for old in before if old.type == MemoryType.FACT and related(new, old) >= RELATED_MIN), None)
     return None
 
 
@@ -587,7 +622,7 @@ _MISHAP_VERBS = frozenset(
     ["fail", "crash", "break", "die", "lose", "steal", "miss", "hurt", "injure", "fall", "flood", "leak", "cancel", "crack", "refuse",
      "reject", "expire", "burn", "bite", "bully", "oversleep", "swell", "wreck", "ruin", "damage", "disappear", "burgle", "rob",
      "overflow", "freeze", "forget", "suffer", "struggle", "collapse", "delay", "strand", "overcharge", "flunk", "sprain", "spill",
-     "drown", "chew", "scratch", "dent", "outgrow", "lag", "drop", "overdraw", "evict", "fire", "sack", "dump", "lock", "tear", "sink"]
+     "drown", "chew", "scratch", "dent", "outgrow", "lag", "drop", "overdraw", "overspend", "evict", "fire", "sack", "dump", "lock", "tear", "sink"]
 )
 _MISHAP_WORDS = frozenset(
     ["allergic", "allergy", "sick", "ill", "illness", "pain", "painful", "sore", "dizzy", "injury", "injured", "broken", "stolen",
@@ -595,7 +630,7 @@ _MISHAP_WORDS = frozenset(
      "problems", "trouble", "accident", "emergency", "cramps", "migraine", "migraines", "headache", "infection", "worse", "overdue",
      "pending", "behind", "unpaid", "fraud", "scam", "strike", "storm", "nightmare", "disaster", "complaint", "complaints",
      "penalty", "debt", "leak", "flu", "fever", "rash", "insomnia", "exhausted", "burnout", "stress", "stressed", "anxious",
-     "crashed", "failed", "worn"]
+     "crashed", "failed", "worn", "mould", "mold", "damp", "overspent"]
 )
 # Irregular past forms of those verbs that classify's IRREGULAR lacks (``_verb_forms`` reads
 # IRREGULAR, then regular endings).
@@ -605,6 +640,21 @@ _MISHAP_PAST = {"bit": "bite", "bitten": "bite", "stole": "steal", "stolen": "st
                 "fallen": "fall", "broken": "break", "died": "die", "dying": "die"}
 _COSTS = frozenset({"price", "prices", "bill", "bills", "cost", "costs", "rent", "fee", "fees", "fare", "fares", "premium", "rate", "rates", "tuition"})
 _RISES = frozenset({"raise", "rise", "rose", "double", "triple", "jump", "increase", "hike", "soar", "climb", "charge", "cost"})
+
+
+_MONEY = re.compile(r"[$€£]\s?\d|\b\d[\d,.]*\s?(?:euros?|pounds?|dollars?|quid|bucks|usd|eur|gbp|k)\b|%", re.I)
+
+
+def _costs_only(span: str) -> bool:
+    """A reason that names nothing but a cost: "the cost", "the high price", "those fees"."""
+    words = stems(span)
+    return bool(words) and all(w in _COSTS or singular(w) in _COSTS or w in ("high", "higher", "extra") for w in words)
+
+
+def _costly(text: str) -> bool:
+    """A statement of what something costs: a cost word with an amount ("the bill was 400 pounds")."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    return bool(words & _COSTS or words & {"paid", "pay", "pays", "charged", "spent", "cost", "costs"}) and bool(_MONEY.search(text))
 
 
 def _verb_forms(word: str) -> set[str]:

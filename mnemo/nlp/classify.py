@@ -43,6 +43,11 @@ PREFERENCE = [
     re.compile(r"\b(?:my|our|his|her|their|\w+'s)\s+(?:favou?rite|preferred|go-to)\b", re.I),
     re.compile(r"\b(?:always|never)\s+(?:use|do|write|put|want|wants|uses)\b", re.I),
     re.compile(r"\b(?:would|'d)\s+rather\b|\bis preferred\b", re.I),
+    # A taste said with a noun or a need: "I'm not a fan of", "can't function without coffee".
+    re.compile(r"\b(?:am|'m|’m|is|'s|’s|are|'re|’re|not|no|a|big|huge)\s+fan of\b", re.I),
+    re.compile(r"\bcan(?:'t|’t|not)\s+(?:live|function|do|cope|survive|manage|start (?:the|my|our) day)\s+without\b", re.I),
+    # A habit said with "tend to": "I tend to read the licence first".
+    re.compile(r"\b(?:i|we|he|she|they|\w+)\s+(?:\w+ly\s+)?tends?\s+to\b", re.I),
 ]
 SESSION = [
     re.compile(r"\b(?:today|tonight|this (?:session|morning|afternoon|week)|right now|currently|just now|earlier today|in this meeting|standup|stand-up)\b", re.I),
@@ -115,6 +120,10 @@ def verb_lemmas(word: str) -> set[str]:
 
 def _first_person_agent(verb: Any) -> bool:
     subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subj is None and verb.dep_ == "ROOT" and verb.tag_ == "VBD" and verb.i == verb.sent.start:
+        return True  # chat with the subject left out: "bumped the memory request to 2Gi"
+    if subj is not None and subj.lower_ in ("'s", "’s") and verb.head.lower_ == "let":
+        return True  # "let's replace them": the speaker's side commits
     if subj is None and verb.dep_ == "xcomp" and any(c.dep_ == "dobj" and c.lower_ in ("me", "us") for c in verb.head.children):
         return True  # "that bill prompted me to switch"
     if subj is not None and subj.lower_ in ("me", "us") and verb.dep_ == "ccomp" and verb_lemmas(verb.head.text) & CAUSATIVE:
@@ -131,7 +140,13 @@ def _first_person_agent(verb: Any) -> bool:
 # repeat, ..."): what follows is what someone did about it, whoever the subject is.
 _CONSEQUENCE = re.compile(
     r"^(?:so|as a (?:result|consequence)|therefore|hence|consequently|(?:that's|that’s|that is|this is|which is) (?:why|the reason)|"
-    r"for (?:that|this) reason|to (?:stop|prevent|avoid)\b[^,]*,)(?!\w)", re.I)
+    r"(?:which|that|this) means|for (?:that|this) reason|to (?:stop|prevent|avoid)\b[^,]*,)(?!\w)", re.I)
+# A reply word in front of what is said ("Yes, that's the reason ...", "ok I'm adding ...").
+_REPLY = re.compile(r"^(?:(?:yes|yeah|yep|ok|okay|well|right|sure|true|anyway|honestly)\b\W*)+", re.I)
+# What a deliberate act is for, when that is to deal with a problem ("to deal with the damp",
+# "to make up for it", "to sort it out"): a closed class of remedy verbs.
+REMEDY_VERBS = frozenset({"deal", "fix", "stop", "prevent", "avoid", "solve", "sort", "tackle", "address", "cope", "handle",
+                          "combat", "counter", "offset", "compensate", "make", "get", "see", "test", "reduce", "save", "protect"})
 # ", and as a result ...": the consequence after its cause, in one sentence.
 _CONSEQUENCE_LAST = re.compile(r",\s*(?:and\s+)?as a (?:result|consequence)\b", re.I)
 # A step taken for a purpose: "to avoid a repeat, ...", "so that it doesn't happen again, ...".
@@ -140,8 +155,50 @@ _PURPOSE = re.compile(r"(?:to (?:stop|prevent|avoid)|so (?:that )?(?:it|this|tha
 _POLICY = re.compile(r"\b(?:from now on|going forward|from today on|as of (?:today|now)|starting (?:today|tomorrow|next \w+))\b", re.I)
 
 
+def _purposeful(verb: Any) -> bool:
+    """The act is said with what it answers: a clause of purpose or result under it ("... to
+    deal with the damp", "... so the time of day no longer matters", "..., so I've started
+    ...")."""
+    for c in verb.children:
+        if c.dep_ not in ("advcl", "ccomp", "xcomp"):
+            continue
+        marks = {g.lower_ for g in c.children if g.dep_ in ("mark", "advmod", "aux")}
+        if ("so" in marks or c.left_edge.lower_ == "so") and c.i > verb.i:
+            return True  # a result said after the act
+        if "to" in marks and verb_lemmas(c.text) & REMEDY_VERBS and c.i > verb.i:
+            return True
+    return False
+
+
+def _so_clause(verb: Any) -> bool:
+    """The verb heads the clause after a mid-sentence "so": "I did, nothing changed, so I've
+    started sleeping in the back room"."""
+    return any(c.dep_ in ("mark", "cc", "advmod") and c.lower_ == "so" and c.i < verb.i for c in verb.children) and verb.i > verb.sent.start + 2
+
+
+def _causative_have(verb: Any) -> bool:
+    """"We had a fan put in", "we're getting rails fitted": an act the speaker has done for them
+    (a thing and a participle after "have" / "get"; "a dog called Rex" is a name, not an act)."""
+    if not verb_lemmas(verb.text) & {"have", "get"}:
+        return False
+    subj = {c.i for c in verb.children if c.dep_ == "nsubj"}
+    for t in verb.subtree:
+        if (t.tag_ == "VBN" and t.dep_ in ("acl", "ccomp", "xcomp", "oprd") and t.head.pos_ in ("NOUN", "PROPN")
+                and t.head.i not in subj and t.head.i > verb.i and t.i - verb.i <= 6 and t.lower_ not in _NAMING):
+            return True
+    return False
+
+
+_NAMING = frozenset({"called", "named", "known", "born", "based", "made", "used", "left"})
+
+
+# Activities (not states) among STATE_VERBS: a practice of these stopped is a choice ("I'm not
+# drinking coffee after noon any more").
+_ACTIVITIES = frozenset({"eat", "drink", "sleep", "read", "play", "cook", "work", "watch", "bake", "visit", "spend", "meet", "talk"})
+
+
 def _decided(span: Any) -> bool:
-    text = span.text.strip()
+    text = _REPLY.sub("", span.text.strip())
     reason = bool(_REASON.search(text))
     consequence = bool(_CONSEQUENCE.search(text)) or bool(_CONSEQUENCE_LAST.search(text))
     purpose = bool(_PURPOSE.match(text))
@@ -183,6 +240,22 @@ def _decided(span: Any) -> bool:
         lemmas = verb_lemmas(tok.text)
         if _INSTEAD.search(text) and tok.tag_ in ("VBD", "VBN", "VB", "VBP", "VBG") and not lemmas & _TASTE:
             return True  # one option taken over another: "we got an Interrail pass instead"
+        aux = {c.lower_ for c in tok.children if c.dep_ in ("aux", "auxpass")}
+        negated = any(c.dep_ == "neg" for c in tok.children)
+        if (negated and _CHANGED.search(text) and lemmas & _ACTIVITIES and not lemmas & CHANGE_VERBS
+                and (tok.tag_ == "VBP" or aux & {"'m", "am", "'re", "are", "’m", "’re"})):
+            return True  # a practice given up: "I'm not drinking coffee after noon any more"
+        if _causative_have(tok) and (tok.tag_ in ("VBD", "VBN") or aux & (_FUTURE | {"'m", "am", "'re", "are", "’m", "’re"})):
+            return True  # "we had an extractor fan put in", "we're getting grab rails fitted"
+        deliberate = tok.tag_ in ("VBD", "VBN", "VB", "VBG") and (_purposeful(tok) or _so_clause(tok)) and "been" not in aux
+        if deliberate and lemmas & FAIL_VERBS and any(c.dep_ == "dobj" for c in tok.children) and not lemmas & {"miss", "break", "lose"}:
+            return True  # "I froze the clock in the fixtures so ...", "we locked the table so ...": done on purpose
+        if lemmas & FAIL_VERBS or lemmas & _TASTE or lemmas & STATE_VERBS and not lemmas & CHANGE_VERBS:
+            continue
+        if deliberate:
+            return True  # an act said with what it answers: "I froze the clock ... so the time no longer matters"
+        if aux & _FUTURE or lemmas & {"let"} or (tok.tag_ == "VB" and tok.head.lower_ == "let"):
+            return True  # a commitment: "we'll publish one shared base image", "let's replace them"
         if lemmas & STATE_VERBS and not lemmas & CHANGE_VERBS:
             continue
         if lemmas & {"drop"} and any(c.dep_ == "prep" and c.lower_ in ("in", "into", "on", "onto") for c in tok.children):
@@ -256,7 +329,9 @@ def _habit(span: Any) -> bool:
 _SOFTWARE_ALONE = re.compile(
     r"\b(?:bugs?|flaky|regressions?|debugg?(?:ed|ing)|deadlock(?:ed)?|race condition|memory leak|OOM|null pointer|timeouts?|timed out|"
     r"times out|segfault|traceback|stack ?trace|exceptions?|stderr|errno|exit code|core dump)\b|\b[A-Z]\w*(?:Error|Exception)\b|"
-    r"\bline \d+\b|\.py:\d+|\bHTTP [45]\d\d\b|\b(?:status|error) (?:code )?[45]\d\d\b|\b[45]0\d\b",
+    r"\bline \d+\b|\.py:\d+|\bHTTP [45]\d\d\b|\b(?:status|error) (?:code )?[45]\d\d\b|\b[45]0\d\b|\bOOM\w*|"
+    # An HTTP error answered: "started answering 429", "returns a 503".
+    r"\b(?:return|answer|respond|throw|give|gave|serv)\w*(?: with)?(?: an?)? [45]\d\d\b",
     re.I,
 )
 # Nouns of software and systems (a closed vocabulary: words that name a system part in any
@@ -283,14 +358,24 @@ _RISE_VERBS = frozenset({"jump", "spike", "reach", "hit", "climb", "double", "tr
 _METRICS = frozenset({"latency", "lag", "error", "errors", "cpu", "memory", "backlog", "failures", "timeouts", "retries"})
 _PARTICLE_FAILS = {"run": "out", "fill": "up", "fall": "over", "go": "down", "blow": "up"}
 _ANOMALY = frozenset({"stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
-                      "corrupt", "down", "outage", "error", "errors", "failure", "failures", "leak", "slow", "wrong", "off"})
+                      "corrupt", "down", "outage", "error", "errors", "failure", "failures", "leak", "slow", "wrong", "off",
+                      "warning", "warnings", "empty", "blank", "behind", "twice"})
+# Verbs whose time taken is a system's speed: "the page takes eight seconds to load".
+_SPEED_VERBS = frozenset({"load", "render", "respond", "build", "compile", "boot", "sync", "deploy", "run", "finish", "start", "open"})
+_TIME_UNITS = frozenset({"second", "seconds", "minute", "minutes", "hour", "hours", "ms", "milliseconds"})
 
 
 def _technical(spans: Sequence[Any]) -> bool:
     """A system part is named: a noun of ``TECH_NOUNS``, or a name shaped like one ("db-1",
     "api.shop", "customer_id", "getUser")."""
-    return any((t.pos_ in ("NOUN", "PROPN") and t.lower_ in TECH_NOUNS) or (not t.is_punct and _TECH_SHAPE.search(t.text))
+    return any((t.pos_ in ("NOUN", "PROPN") and _tech_word(t.lower_)) or (not t.is_punct and _TECH_SHAPE.search(t.text))
+               or (t.dep_ == "xcomp" and t.lower_ in _SPEED_VERBS and t.head.lower_.startswith("tak"))
                for s in spans for t in s)
+
+
+def _tech_word(word: str) -> bool:
+    """A noun of ``TECH_NOUNS``, or its plural or agent ("deploys", "indexer")."""
+    return word in TECH_NOUNS or any(word.endswith(x) and word[: -len(x)] in TECH_NOUNS for x in ("s", "er", "ers"))
 
 
 def _malfunction(spans: Sequence[Any]) -> bool:
@@ -303,8 +388,10 @@ def _malfunction(spans: Sequence[Any]) -> bool:
                 lemmas = verb_lemmas(tok.text)
                 if lemmas & FAIL_VERBS and tok.tag_ != "VBG" or (tok.tag_ == "VBG" and lemmas & FAIL_VERBS and tok.dep_ != "amod"):
                     return True
-                if lemmas & {"stop"} and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in tok.children):
-                    return True  # "the app stopped connecting"
+                if lemmas & {"stop", "keep"} and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in tok.children):
+                    return True  # "the app stopped connecting", "the pods keep restarting"
+                if lemmas & {"take"} and any(c.dep_ in ("dobj", "npadvmod") and c.lower_ in _TIME_UNITS for c in tok.children):
+                    return True  # "deploys take forty minutes": a system's time taken is said when it is too long
                 prt = {c.lower_ for c in tok.children if c.dep_ in ("prt", "advmod")}
                 if any(_PARTICLE_FAILS.get(lem) in prt for lem in lemmas):
                     return True  # "ran out", "filled up", "falls over", "went down"
