@@ -12,7 +12,9 @@ import pytest
 from mnemo.ingest import attributed
 from mnemo.nlp import conversation, extract
 from mnemo.nlp.entities import nlp
-from mnemo.nlp.extract import candidates, content_words, judge
+from mnemo.nlp.extract import candidates, content_words
+
+from .statement_filter import kept
 
 
 def _novel(lines: list[tuple[str, str]]) -> dict[str, int]:
@@ -49,15 +51,6 @@ def test_what_was_said_longer_ago_than_the_window_is_new_again() -> None:
     assert _novel([*start, *fillers, again])[again[1]] == 3  # five turns later they are news again
 
 
-def _kept(real_embedder, lines: list[tuple[str, str]]) -> list[str]:
-    """What the statement filter keeps of a conversation, judged as ingest judges it."""
-    turns = conversation.parse(json.dumps([{"speaker": s, "text": t} for s, t in lines]), "json")
-    cands, _ = candidates(turns)
-    said = [attributed(c.text, c.speaker, None)[0] for c in cands]
-    vectors = real_embedder.embed(said)
-    return [cands[i].text for i in judge(cands, vectors, [s != c.text for s, c in zip(said, cands, strict=True)], real_embedder)]
-
-
 @pytest.mark.slow
 def test_a_borderline_statement_is_kept_when_it_adds_something_and_dropped_when_it_echoes(
         real_embedder, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,7 +68,7 @@ def test_a_borderline_statement_is_kept_when_it_adds_something_and_dropped_when_
     # The threshold between the sentence's margin and its margin with one new word: the new word
     # alone decides.
     monkeypatch.setattr(extract, "STATEMENT_THRESHOLD", margin + extract.NOVELTY_WEIGHT * 0.5)
-    assert said in _kept(real_embedder, news)
-    assert said not in _kept(real_embedder, echo)
+    assert said in kept(real_embedder, news)
+    assert said not in kept(real_embedder, echo)
     monkeypatch.setattr(extract, "NOVELTY_WEIGHT", 0.0)
-    assert said not in _kept(real_embedder, news)
+    assert said not in kept(real_embedder, news)

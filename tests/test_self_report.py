@@ -9,11 +9,12 @@ import json
 
 import pytest
 
-from mnemo.ingest import attributed
 from mnemo.nlp import conversation, extract
 from mnemo.nlp.entities import nlp
-from mnemo.nlp.extract import candidates, judge, self_refs
+from mnemo.nlp.extract import candidates, self_refs
 from mnemo.nlp.statement import reaction
+
+from .statement_filter import kept
 
 
 def test_self_refs_counts_the_speaker_speaking_of_themselves() -> None:
@@ -34,15 +35,6 @@ def test_every_candidate_of_a_turn_carries_the_turn_count() -> None:
     assert by_turn == {0: 2, 1: 0}
 
 
-def _kept(real_embedder, lines: list[tuple[str, str]]) -> list[str]:
-    """What the statement filter keeps of a conversation, judged as ingest judges it."""
-    turns = conversation.parse(json.dumps([{"speaker": s, "text": t} for s, t in lines]), "json")
-    cands, _ = candidates(turns)
-    said = [attributed(c.text, c.speaker, None)[0] for c in cands]
-    vectors = real_embedder.embed(said)
-    return [cands[i].text for i in judge(cands, vectors, [s != c.text for s, c in zip(said, cands, strict=True)], real_embedder)]
-
-
 # The weights and threshold the LoCoMo folds chose with the self count in the sweep (shipped off:
 # see extract.SELF_WEIGHT), before the novelty count.
 SWEPT = {"SELF_WEIGHT": 0.25, "STATEMENT_THRESHOLD": 0.03, "EVIDENCE_WEIGHT": 0.06, "NOVELTY_WEIGHT": 0.0}
@@ -55,12 +47,12 @@ def test_a_borderline_statement_is_kept_when_its_speaker_speaks_of_themselves(re
         monkeypatch.setattr(extract, name, value)
     # The same sentence; the margin alone leaves it below the threshold, and a turn in which the
     # speaker speaks of themselves ("I know!", too short to be a memory of its own) lifts it.
-    assert _kept(real_embedder, [("Ana", "We went to the fair on Sunday."), ("Ben", "The market was busy.")]) == [
+    assert kept(real_embedder, [("Ana", "We went to the fair on Sunday."), ("Ben", "The market was busy.")]) == [
         "We went to the fair on Sunday."]
-    assert "The market was busy." in _kept(real_embedder, [("Ana", "We went to the fair on Sunday."),
+    assert "The market was busy." in kept(real_embedder, [("Ana", "We went to the fair on Sunday."),
                                                            ("Ben", "I know! The market was busy.")])
     monkeypatch.setattr(extract, "SELF_WEIGHT", 0.0)
-    assert "The market was busy." not in _kept(real_embedder, [("Ana", "We went to the fair on Sunday."),
+    assert "The market was busy." not in kept(real_embedder, [("Ana", "We went to the fair on Sunday."),
                                                                ("Ben", "I know! The market was busy.")])
 
 
