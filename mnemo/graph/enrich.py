@@ -133,9 +133,9 @@ def plan_links(core: Core, memories: Sequence[Memory], report: LinkReport | None
 def relatedness(embedder: Any) -> rules.Related | None:
     """The cosine of two memories' statements (speakers' names off: a name both carry is no
     kinship), each embedded once; None when the embedder has no semantics (the hash one)."""
-    from ..nlp.embedder import HashEmbedder
+    from ..nlp.embedder import semantic
 
-    if embedder is None or isinstance(embedder, HashEmbedder):
+    if not semantic(embedder):
         return None
     vectors: dict[str, Any] = {}
 

@@ -176,6 +176,10 @@ def _so_clause(verb: Any) -> bool:
     return any(c.dep_ in ("mark", "cc", "advmod") and c.lower_ == "so" and c.i < verb.i for c in verb.children) and verb.i > verb.sent.start + 2
 
 
+# Participles that name or describe a thing rather than an act done to it ("a dog called Rex").
+_NAMING = frozenset({"called", "named", "known", "born", "based", "made", "used", "left"})
+
+
 def _causative_have(verb: Any) -> bool:
     """"We had a fan put in", "we're getting rails fitted": an act the speaker has done for them
     (a thing and a participle after "have" / "get"; "a dog called Rex" is a name, not an act)."""
@@ -187,9 +191,6 @@ def _causative_have(verb: Any) -> bool:
                 and t.head.i not in subj and t.head.i > verb.i and t.i - verb.i <= 6 and t.lower_ not in _NAMING):
             return True
     return False
-
-
-_NAMING = frozenset({"called", "named", "known", "born", "based", "made", "used", "left"})
 
 
 # Activities (not states) among STATE_VERBS: a practice of these stopped is a choice ("I'm not

@@ -235,6 +235,11 @@ class HashEmbedder:
         return self._one(text)
 
 
+def semantic(embedder: Any) -> bool:
+    """Whether ``embedder`` carries meaning (a real model), not only shared words (``HashEmbedder``)."""
+    return embedder is not None and not isinstance(embedder, HashEmbedder)
+
+
 def resolve_model_path(model: str) -> Path:
     if model == DEFAULT_MODEL:
         try:

@@ -260,9 +260,9 @@ _lock = threading.Lock()
 
 def prototypes(embedder: Any) -> Prototypes | None:
     """The examples for ``embedder``, or None when it has no semantics (the hash embedder)."""
-    from .embedder import HashEmbedder
+    from .embedder import semantic
 
-    if embedder is None or isinstance(embedder, HashEmbedder):
+    if not semantic(embedder):
         return None
     with _lock:
         hit = _cache.get(id(embedder))
