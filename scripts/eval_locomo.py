@@ -94,6 +94,7 @@ DEFAULT_GRID = {
     "recall.diversity": [0.3, 0.0],
     "recall.time_scope": [1.0, 0.0],
     "recall.name_boost": [1.0, 0.0],
+    "recall.specificity": [0.7, 0.0],
 }
 
 
