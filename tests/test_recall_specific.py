@@ -10,7 +10,7 @@ import pytest
 
 from mnemo.clock import Clock
 from mnemo.engine import Mnemo
-from mnemo.recall.specific import content_words, factor, specificity, weigh_specific
+from mnemo.recall.specific import MIN_SIZE, content_words, factor, specificity, weigh_specific
 
 
 def test_content_words_are_distinct_lower_case_and_no_stopwords() -> None:
@@ -42,6 +42,21 @@ def test_factor_lowers_by_at_most_one_minus_gamma() -> None:
     assert factor(2.0, 1.5) == 1.0 and factor(-1.0, 0.5) == 0.5  # clamped
 
 
+# Memories about something else: a store needs ``MIN_SIZE`` memories before its document
+# frequencies say anything.
+_OTHER = [{"content": f"Inventory line {i}: one box of {w}."} for i, w in
+          enumerate(["nails", "screws", "bolts", "washers", "hinges"] * 20)]
+
+
+def test_a_small_store_is_left_alone(engine: Mnemo) -> None:
+    engine.save_many([{"content": f"Melanie values family time {i}."} for i in range(8)]
+                     + [{"content": "Melanie signed up for a pottery class."}])
+    assert engine.core.store.fts_size_bound("memories") < MIN_SIZE
+    general, particular = C("Melanie values family time.", 0.8), C("Melanie signed up for a pottery class.", 0.6)
+    weigh_specific(engine.core, [general, particular], lambda c: c.text, 0.7)
+    assert (general.fused, particular.fused) == (0.8, 0.6)
+
+
 @dataclass
 class C:
     text: str
@@ -50,14 +65,18 @@ class C:
 
 
 def test_weigh_specific_uses_the_stores_document_frequencies(engine: Mnemo) -> None:
-    engine.save_many([{"content": f"Melanie values family time {i}."} for i in range(8)]
+    engine.save_many(_OTHER + [{"content": f"Melanie values family time {i}."} for i in range(8)]
                      + [{"content": "Melanie signed up for a pottery class."}])
     general, particular = C("Melanie values family time.", 0.8), C("Melanie signed up for a pottery class.", 0.8)
     weigh_specific(engine.core, [general, particular], lambda c: c.text, 0.7)
     assert particular.fused > general.fused
     size = engine.core.store.fts_size_bound("memories")
-    df = engine.core.store.document_frequencies(["melanie", "signed", "pottery", "class"], size)
-    assert particular.fused == pytest.approx(0.8 * factor(specificity(["melanie", "signed", "pottery", "class"], df, size), 0.7))
+    words = {"g": ["melanie", "values", "family", "time"], "p": ["melanie", "signed", "pottery", "class"]}
+    df = engine.core.store.document_frequencies(words["g"] + words["p"], size)
+    f = {k: factor(specificity(ws, df, size), 0.7) for k, ws in words.items()}
+    # The most particular candidate keeps its relevance; the other is lowered by the ratio of the factors.
+    assert particular.fused == pytest.approx(0.8)
+    assert general.fused == pytest.approx(0.8 * f["g"] / f["p"])
     before = [general.fused, particular.fused]
     weigh_specific(engine.core, [general, particular], lambda c: c.text, 0.0)  # off: nothing moves
     assert [general.fused, particular.fused] == before
@@ -76,8 +95,18 @@ def _ranked(m: Mnemo, query: str, gamma: float) -> list[str]:
     return [h.content for h in m.recall(query, k=4, touch=False)]
 
 
+def test_memories_and_note_passages_are_each_weighed_against_their_own_table(engine: Mnemo) -> None:
+    """A vault of one passage makes every word of it look rare: the passage is measured against
+    the passages, and the best of each table keeps its relevance."""
+    engine.save_many(_OTHER + [{"content": f"Melanie values family time {i}."} for i in range(8)])
+    memory, passage = C("Melanie values family time.", 0.8), C("Melanie values family time.", 0.8, tier="ltm")
+    weigh_specific(engine.core, [memory, passage], lambda c: c.text, 0.7)
+    assert memory.fused == pytest.approx(0.8) and passage.fused == pytest.approx(0.8)
+
+
 @pytest.mark.parametrize("query", ["What did Caroline do at the weekend?", "How did Caroline spend the weekend?"])
 def test_a_particular_memory_outranks_a_general_one(real_engine: Mnemo, clock: Clock, query: str) -> None:
+    real_engine.save_many(_OTHER)
     for text in [*FILLERS, GENERAL, PARTICULAR]:
         clock.advance(7200)  # saved apart: no conversation neighbours
         real_engine.save_many([{"content": text}])

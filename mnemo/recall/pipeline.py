@@ -7,7 +7,8 @@
    best few hits, fused in as one more ranking; ``neighbours``: conversation turns borrow from
    adjacent turns; ``when``: memories dated in the span a query names ("in May 2023") boosted;
    ``names``: when the query names someone the store knows, the dense side embeds it without the
-   name and memories naming no one it names lose relevance.
+   name and memories naming no one it names lose relevance; ``specific``: a memory whose words
+   carry little information (general statements, chatter) loses relevance.
 3. ``rerank``: relevance floor, retention/importance re-ranking, near-duplicates collapsed, at
    most ``recall.max_chunks_per_note`` chunks per note, the k results chosen by maximal marginal
    relevance (``recall.diversity``). Equal scores are ordered by ``candidates.rank_key`` (the

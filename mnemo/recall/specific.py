@@ -21,10 +21,16 @@ and with γ = ``recall.specificity`` the relevance of each head candidate become
 
     fused(d) ← fused(d) · ((1 − γ) + γ · s(d))
 
-A factor in [1 − γ, 1], like the re-ranking by retention (``rerank``): relevance only falls, and
-by at most 1 − γ, so the pipeline's bound on what can still reach the head stays exact divided by
-it. A text with no content word, or a store of one memory, is left alone (s = 1). Dividing by
-ln N keeps the scale the same on a store of a hundred memories and of a hundred thousand.
+on a table of at least ``MIN_SIZE`` rows, divided by the largest such factor among the candidates
+of its table, so the most particular memory (and the most particular note passage) keeps its
+relevance. Memories and note passages are weighed against their own tables, whose sizes differ
+(a vault of a few passages makes every word of one look rare): without that division a passage
+would outrank a memory for the size of its table alone. Among the memories the order is that of
+the factor itself (one divisor for all). The factor lies in [1 − γ, 1], like the re-ranking by
+retention (``rerank``): relevance only falls, and by at most 1 − γ, so the pipeline's bound on
+what can still reach the head stays exact divided by it. A text with no content word is left
+alone (s = 1). Dividing by ln N keeps the scale the same on a store of a hundred memories and of
+a hundred thousand.
 """
 
 from __future__ import annotations
@@ -40,6 +46,11 @@ if TYPE_CHECKING:
     from ..core import Core
 
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+# Below this many memories (or note passages) a table is left alone: document frequencies from a
+# few dozen texts are noise (a word in 2 of 12 memories looks as common as one in 1,700 of 10,000),
+# and a fact saved with a near-duplicate or two would look general. Not tuned: every LoCoMo store
+# is larger (184 to 663 memories), so the held-out figures do not depend on it.
+MIN_SIZE = 100
 
 
 def content_words(text: str) -> list[str]:
@@ -79,8 +90,12 @@ def weigh_specific(core: Core, cands: Sequence[W], text_of: Callable[[W], str], 
         if not group:
             continue
         size = core.store.fts_size_bound(table)
+        if size < MIN_SIZE:
+            continue
         words = [content_words(text_of(c)) for c in group]
         vocabulary = list(dict.fromkeys(w for ws in words for w in ws))
         df = core.store.document_frequencies(vocabulary, size, table) if vocabulary and size > 1 else {}
-        for c, ws in zip(group, words, strict=True):
-            c.fused *= factor(specificity(ws, df, size), weight)
+        factors = [factor(specificity(ws, df, size), weight) for ws in words]
+        best = max(factors)
+        for c, f in zip(group, factors, strict=True):
+            c.fused *= f / best
