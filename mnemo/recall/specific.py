@@ -21,16 +21,14 @@ and with γ = ``recall.specificity`` the relevance of each head candidate become
 
     fused(d) ← fused(d) · ((1 − γ) + γ · s(d))
 
-on a table of at least ``MIN_SIZE`` rows, divided by the largest such factor among the candidates
-of its table, so the most particular memory (and the most particular note passage) keeps its
-relevance. Memories and note passages are weighed against their own tables, whose sizes differ
-(a vault of a few passages makes every word of one look rare): without that division a passage
-would outrank a memory for the size of its table alone. Among the memories the order is that of
-the factor itself (one divisor for all). The factor lies in [1 − γ, 1], like the re-ranking by
-retention (``rerank``): relevance only falls, and by at most 1 − γ, so the pipeline's bound on
-what can still reach the head stays exact divided by it. A text with no content word is left
-alone (s = 1). Dividing by ln N keeps the scale the same on a store of a hundred memories and of
-a hundred thousand.
+A factor in [1 − γ, 1], like the re-ranking by retention (``rerank``): relevance only falls, and
+by at most 1 − γ, so the pipeline's bound on what can still reach the head stays exact divided by
+it; and it depends on the candidate alone, so what recall leaves unloaded changes no score. A
+memory is weighed against the memories, a note passage against the passages; a table of fewer
+than ``MIN_SIZE`` rows says too little, and its candidates are weighed against the other table
+(a vault of a few passages beside a store of thousands of memories), or left alone when both are
+that small. A text with no content word is left alone (s = 1). Dividing by ln N keeps the scale
+the same on a store of a hundred memories and of a hundred thousand.
 """
 
 from __future__ import annotations
@@ -38,6 +36,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from .query import STOPWORDS
@@ -53,18 +52,24 @@ _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 MIN_SIZE = 100
 
 
-def content_words(text: str) -> list[str]:
-    """The distinct content words of ``text``, lower-cased, in order."""
-    return list(dict.fromkeys(w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS))
+@lru_cache(maxsize=20_000)
+def content_words(text: str) -> tuple[str, ...]:
+    """The distinct content words of ``text``, lower-cased, in order (cached: the same memories
+    come back query after query)."""
+    return tuple(dict.fromkeys(w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS))
+
+
+def information(df: int, size: int) -> float:
+    """``ln(N / df) / ln N`` of one word, in [0, 1]; a word the store does not hold (df 0)
+    counts as held by one text alone."""
+    return min(1.0, math.log(size / max(1, min(size, df))) / math.log(size))
 
 
 def specificity(words: Sequence[str], df: Mapping[str, int], size: int) -> float:
-    """``s(d)`` of the module docstring for the content words ``words`` of one text. A word the
-    store does not hold (df 0) counts as held by this text alone."""
+    """``s(d)`` of the module docstring for the content words ``words`` of one text."""
     if not words or size <= 1:
         return 1.0
-    top = math.log(size)
-    return sum(min(1.0, math.log(size / max(1, min(size, df.get(w, 0)))) / top) for w in words) / len(words)
+    return sum(information(df.get(w, 0), size) for w in words) / len(words)
 
 
 def factor(s: float, weight: float) -> float:
@@ -82,20 +87,20 @@ W = TypeVar("W", bound=_Weighed)
 
 
 def weigh_specific(core: Core, cands: Sequence[W], text_of: Callable[[W], str], weight: float) -> None:
-    """Apply the module docstring's factor to each candidate's relevance, in place: memories
-    against the memories' vocabulary, note passages against the passages'."""
+    """Apply the module docstring's factor to each candidate's relevance, in place."""
     if weight <= 0 or not cands:
         return
-    for table, group in (("memories", [c for c in cands if c.tier != "ltm"]), ("chunks", [c for c in cands if c.tier == "ltm"])):
-        if not group:
-            continue
-        size = core.store.fts_size_bound(table)
-        if size < MIN_SIZE:
+    sizes = {table: core.store.fts_size_bound(table) for table in ("memories", "chunks")}
+    for own, other, group in (("memories", "chunks", [c for c in cands if c.tier != "ltm"]),
+                              ("chunks", "memories", [c for c in cands if c.tier == "ltm"])):
+        # Against its own table, or the other one when its own is too small to say anything.
+        table = own if sizes[own] >= MIN_SIZE else other
+        size = sizes[table]
+        if not group or size < MIN_SIZE:
             continue
         words = [content_words(text_of(c)) for c in group]
         vocabulary = list(dict.fromkeys(w for ws in words for w in ws))
-        df = core.store.document_frequencies(vocabulary, size, table) if vocabulary and size > 1 else {}
-        factors = [factor(specificity(ws, df, size), weight) for ws in words]
-        best = max(factors)
-        for c, f in zip(group, factors, strict=True):
-            c.fused *= f / best
+        df = core.store.document_frequencies(vocabulary, size, table) if vocabulary else {}
+        info = {w: information(df.get(w, 0), size) for w in vocabulary}  # each word once
+        for c, ws in zip(group, words, strict=True):
+            c.fused *= factor(sum(info[w] for w in ws) / len(ws) if ws else 1.0, weight)
