@@ -163,7 +163,7 @@ class Candidate:
     evidence: int = 0  # the most kinds of evidence one of its sentences has (statement.evidence)
     self_refs: int = 0  # first-person words in its whole turn (``self_refs``)
     novel: int = 0  # its content words not said in the NOVELTY_TURNS turns before (``novel_words``)
-    reacts: bool = False  # a sentence the parse calls a reaction, scored with REACTION_PENALTY against it
+    reacts: bool = False  # a reaction weighed instead of dropped, REACTION_PENALTY against it
 
     @property
     def speaker(self) -> str | None:
@@ -338,9 +338,9 @@ def candidates(
             c.novel = len(content_words(c.spans, reporting=True) - before)
         said.append(content_words([doc]))
         for c in reacting:
-            # A reaction that carries something (evidence of an event, or a thing new to the
-            # conversation: "Thanks for driving me to the clinic on Friday") is weighed; a bare
-            # one ("That's so cool!", "Your help means a lot") is dropped, never embedded.
+            # A reaction that carries something (a kind of evidence, or a noun the turns before
+            # did not say: "Thanks for driving me to the clinic on Friday") is weighed; a bare
+            # one ("That's so cool!") is dropped, never embedded.
             if c.evidence or c.novel:
                 c.part = len(mine)
                 mine.append(c)
