@@ -233,7 +233,26 @@ NEAR_MISSES = {
     "a cost reason with no amount before": [("Ines", "Our neighbours bought a caravan in March."),
                                             ("Ines", "Because of the cost, we're skipping the summer holiday this year.")],
     "since as time after a mishap": [("Pia", "My bike chain snapped on the way to work."), ("Raf", "I've ridden the same bike since 2019.")],
+    # "Since" a past event before "I've been ...": a time, not a reason.
+    "since a past event before a present perfect": [("Ada", "My brother gets seasick on every ferry, so he always flies."),
+                                                    ("Ada", "Since we came back from Crete I've been dreaming of another island holiday.")],
+    # A decision that names its own reason and ends with "instead" does not point back as well.
+    "instead with a reason of its own": [("Ivo", "We planned the museum visit for Saturday morning."),
+                                         ("Ivo", "Because of the heavy rain forecast, we're eating at the hotel instead.")],
 }
+
+
+def test_to_stop_it_happening_again_points_at_the_problem_not_the_step_before(real_engine) -> None:
+    # The refund was said just before, but what must not happen again is the double booking.
+    turns = [("Noa", "Two guests were billed twice for the same night this week."),
+             ("Noa", "The booking form freezes, and when they click again it books a second time."),
+             ("Noa", "I've refunded both guests."),
+             ("Noa", "To stop it happening again, I've switched on the duplicate booking check.")]
+    _, kept = _ingest(real_engine, turns, session="repeat-problem")
+    assert [m["turn"] for m in kept] == [0, 1, 2, 3]
+    pairs = _causal_pairs(real_engine, kept)
+    assert (2, 3) not in pairs
+    assert {(0, 3), (1, 3)} & pairs
 
 
 def test_the_answer_to_why_is_the_cause_of_what_was_asked_about(real_engine) -> None:
