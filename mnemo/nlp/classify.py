@@ -392,7 +392,7 @@ _METRICS = frozenset({"latency", "lag", "error", "errors", "cpu", "memory", "bac
 # keeps restarting"; not "I dropped the class").
 _DROPS = frozenset({"drop", "disconnect", "stutter", "glitch", "flicker", "reboot", "restart"})
 _PARTICLE_FAILS = {"run": "out", "fill": "up", "fall": "over", "go": "down", "blow": "up"}
-_ANOMALY = frozenset({"exhaustion", "exhausted", "oversubscribed", "overloaded", "saturated", "stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
+_ANOMALY = frozenset({"exhaustion", "oversubscribed", "overloaded", "saturated", "stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
                       "corrupt", "down", "outage", "error", "errors", "failure", "failures", "leak", "slow", "wrong", "off",
                       "warning", "warnings", "empty", "blank", "behind", "twice"})
 # Verbs whose time taken is a system's speed: "the page takes eight seconds to load".
