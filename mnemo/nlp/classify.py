@@ -388,9 +388,9 @@ _RISE_VERBS = frozenset({"jump", "spike", "reach", "hit", "climb", "double", "tr
 # Measures whose rise is trouble (more traffic or usage is not a failure by itself).
 _METRICS = frozenset({"latency", "lag", "error", "errors", "cpu", "memory", "backlog", "failures", "timeouts", "retries",
                       "disk", "volume", "usage", "heap"})
-# Verbs that tell of a failure when they have no object ("the connection drops", "the app
-# keeps restarting"; not "I dropped the class").
-_DROPS = frozenset({"drop", "disconnect", "stutter", "glitch", "flicker", "reboot", "restart"})
+# Verbs that tell of a failure when they have no object ("the router disconnects", "the app
+# keeps restarting"; "drop" is left out: "latency dropped to 80 ms" is a gain).
+_DROPS = frozenset({"disconnect", "stutter", "glitch", "flicker", "reboot", "restart"})
 _PARTICLE_FAILS = {"run": "out", "fill": "up", "fall": "over", "go": "down", "blow": "up"}
 _ANOMALY = frozenset({"exhaustion", "oversubscribed", "overloaded", "saturated", "stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
                       "corrupt", "down", "outage", "error", "errors", "failure", "failures", "leak", "slow", "wrong", "off",
