@@ -172,7 +172,7 @@ def ingest(
                 **({"context": ctx} if (ctx := context_before(turns, c.turn.index)) else {}),
                 **({"conversation": name} if name else {}), **judge_extract.meta(c),
                 **({"statement": round(c.score, 4), "evidence": c.evidence, "self": c.self_refs,
-                                      "novel": c.novel} if c.score != float("inf") else {}),
+                                      "novel": c.novel, **({"reacts": 1} if c.reacts else {})} if c.score != float("inf") else {}),
             },
         }
         m, _ = core.draft(item, f"turn {c.turn.index + 1}: ")

@@ -10,12 +10,15 @@ the stored memories are mapped back to their turns. Printed per conversation and
 - named: share of memories that name a participant (who said or did it);
 - the memory types.
 
-`--folds loo` chooses the statement filter's threshold, evidence weight and novelty weight (with
-`--self`, the self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`, `EVIDENCE_WEIGHT`,
-`NOVELTY_WEIGHT`, `SELF_WEIGHT`) on all conversations but one and reports the one left out, for
-each in turn, beside the same folds without the novelty count; the memories of one ingest with
-every candidate kept are filtered by the margin, evidence, new words and turn's first-person
-count each one carries, so the sweep costs one ingest per conversation. The choice minimises the shortfall from the two goals, a lost cited turn counting
+`--folds loo` chooses the statement filter's threshold, evidence weight, novelty weight and
+reaction penalty (with `--self`, the self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`,
+`EVIDENCE_WEIGHT`, `NOVELTY_WEIGHT`, `REACTION_PENALTY`, `SELF_WEIGHT`) on all conversations but
+one and reports the one left out, for each in turn, beside the same folds with the reactions
+dropped and without the novelty count; the memories of one ingest with every candidate kept
+(the reactions that carry something too, flagged) are filtered by the margin, evidence, new
+words, reaction flag and turn's first-person count each one carries, so the sweep costs one
+ingest per conversation. A near-duplicate the write path did not store counts for a setting
+that filters out what it repeats, as the store would then hold it. The choice minimises the shortfall from the two goals, a lost cited turn counting
 `--cited-weight` times a kept uncited one; `--curve` prints the held-out figures for a range of
 cited weights: the trade-off the shipped point was chosen from. `--signals` prints how well
 each turn-level signal separates cited from uncited turns (AUC, nothing fitted): the shipped
@@ -48,6 +51,10 @@ GRID = [float("-inf"), *(round(-0.3 + 0.005 * i, 3) for i in range(161))]  # thr
 WEIGHTS = [0.0, 0.02, 0.04, 0.06, 0.08, 0.1]  # evidence weights tried by --folds loo
 SELF_WEIGHTS = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4]  # self weights tried by --folds loo --self
 NOVELTY_WEIGHTS = [0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.16]  # novelty weights tried by --folds loo
+INF = float("inf")
+# What a reaction that carries something costs against the threshold (extract.REACTION_PENALTY);
+# infinite: dropped by the parse, as before it was weighed.
+REACTION_PENALTIES = [INF, 0.3, 0.2, 0.15, 0.1, 0.05, 0.0]
 CITED_GOAL, UNCITED_GOAL = 0.95, 0.35
 # A lost cited turn costs this many kept uncited ones in the objective: a fact never stored
 # cannot be recalled, a stored piece of chatter only competes at recall.
@@ -90,14 +97,23 @@ def cited(sample: dict[str, Any]) -> set[str]:
 def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
     """One ingest of the whole conversation, every candidate kept whatever its statement
     score; returns the stored memories (turn, type, content, score) and the gold."""
+    from mnemo import save as pipeline
     from mnemo.clock import Clock
     from mnemo.config import load_settings
     from mnemo.engine import Mnemo
     from mnemo.nlp import extract
 
     turns, dia = turns_of(sample)
-    saved = extract.STATEMENT_THRESHOLD
+    saved = extract.STATEMENT_THRESHOLD, pipeline.write_memories, extract.REACTION_PENALTY
+    drafts: dict[str, Any] = {}
+
+    def capture(core: Any, items: list[tuple[Any, bool]], *args: Any, **kwargs: Any) -> Any:
+        drafts.update((m.id, m) for m, _ in items)  # the duplicates' meta: they are never stored
+        return saved[1](core, items, *args, **kwargs)
+
     extract.STATEMENT_THRESHOLD = float("-inf")
+    extract.REACTION_PENALTY = 0.0  # the parse's reactions stored too, flagged: the folds weigh them (REACTION_PENALTIES)
+    pipeline.write_memories = capture
     try:
         with tempfile.TemporaryDirectory(prefix="mnemo-eval-extract-") as home:
             settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
@@ -108,15 +124,23 @@ def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
                 ids = [r["id"] for r in res["memories"] if r["created"]]
                 stored = m.core.store.get_memories(ids)
                 vecs = m.core.index.get_vectors("memories", [i for i in ids if i in stored])
-                mems = [
-                    {"turn": stored[i].meta.get("turn"), "type": stored[i].type.value, "content": stored[i].content,
-                     "score": float(stored[i].meta.get("statement", 1.0)), "evidence": int(stored[i].meta.get("evidence", 0)),
-                     "self": int(stored[i].meta.get("self", 0)), "novel": int(stored[i].meta.get("novel", 0)),
-                     "vector": vecs.get(i)}
-                    for i in ids if i in stored
-                ]
+                mems = []
+                row: dict[str, int] = {}
+                for r in res["memories"]:
+                    mem = stored.get(r["id"]) if r["created"] else drafts.get(r["id"])
+                    if mem is None or (not r["created"] and r["duplicate_of"] not in row):
+                        continue
+                    row[mem.id] = len(mems)
+                    mems.append(
+                        {"turn": mem.meta.get("turn"), "type": mem.type.value, "content": mem.content,
+                         "score": float(mem.meta.get("statement", 1.0)), "evidence": int(mem.meta.get("evidence", 0)),
+                         "self": int(mem.meta.get("self", 0)), "novel": int(mem.meta.get("novel", 0)),
+                         "reacts": int(mem.meta.get("reacts", 0)), "vector": vecs.get(mem.id),
+                         # A near-duplicate of a memory stored before it (``save.write_memories``): stored
+                         # only when what it repeats falls below the filter (``measure``).
+                         "dup_of": -1 if r["created"] else row[r["duplicate_of"]]})
     finally:
-        extract.STATEMENT_THRESHOLD = saved
+        extract.STATEMENT_THRESHOLD, pipeline.write_memories, extract.REACTION_PENALTY = saved
     conv = sample["conversation"]
     log(f"  {sample.get('sample_id', '?')}: {len(turns)} turns ingested in {seconds:.1f}s ({len(turns) / seconds:.0f}/s)")
     return {"id": sample.get("sample_id", "?"), "dia": dia, "cited": cited(sample), "memories": mems,
@@ -131,7 +155,9 @@ def _arrays(run: dict[str, Any]) -> dict[str, Any]:
 
     if "_arrays" not in run:
         dia = run["dia"]
-        mems = [m for m in run["memories"] if isinstance(m["turn"], int) and m["turn"] < len(dia)]
+        valid = [isinstance(m["turn"], int) and m["turn"] < len(dia) for m in run["memories"]]
+        at = {j: n for n, j in enumerate(j for j, ok in enumerate(valid) if ok)}
+        mems = [m for m, ok in zip(run["memories"], valid, strict=True) if ok]
         names = [n for n in run["names"] if n]
         cited_turn = np.array([d in run["cited"] for d in dia], dtype=bool)
         run["_arrays"] = {
@@ -144,16 +170,46 @@ def _arrays(run: dict[str, Any]) -> dict[str, Any]:
             "type": np.array([m["type"] for m in mems], dtype=object),
             "cited": cited_turn,
             "dropped": len(run["memories"]) - len(mems),
+            "reacts": np.array([bool(m.get("reacts", 0)) for m in mems], dtype=bool),
+            "dup": np.array([at.get(m.get("dup_of", -1), -1) if m.get("dup_of", -1) >= 0 else -1 for m in mems], dtype=int),
         }
     return run["_arrays"]
 
 
+def stored(a: dict[str, Any], passes: Any) -> Any:
+    """Which memories the product would store when ``passes`` says which pass the filter: a
+    near-duplicate only when what it repeats did not pass (and no earlier duplicate of the same
+    memory was stored in its place)."""
+    import numpy as np
+
+    dup = a["dup"]
+    keep = passes & (dup < 0)
+    taken = keep.copy()  # what the store holds for each original: itself, or a duplicate in its place
+    for j in np.flatnonzero(passes & (dup >= 0)):
+        if not taken[dup[j]]:
+            keep[j] = taken[dup[j]] = True
+    return keep
+
+
+Setting = tuple[float, float, float, float, float]  # threshold, evidence, self and novelty weights, reaction penalty
+
+
+def strength(a: dict[str, Any], weight: float = 0.0, self_weight: float = 0.0, novelty_weight: float = 0.0,
+             reaction_penalty: float = INF) -> Any:
+    """Each memory's ``extract.Candidate.strength`` under these weights."""
+    import numpy as np
+
+    s = a["score"] + weight * a["evidence"] + self_weight * a["self"] + novelty_weight * a["novel"]
+    return np.where(a["reacts"], s - reaction_penalty, s)
+
+
 def measure(run: dict[str, Any], threshold: float, weight: float = 0.0, self_weight: float = 0.0,
-            novelty_weight: float = 0.0) -> dict[str, Any]:
+            novelty_weight: float = 0.0, reaction_penalty: float = INF) -> dict[str, Any]:
     import numpy as np
 
     a = _arrays(run)
-    keep = a["score"] + weight * a["evidence"] + self_weight * a["self"] + novelty_weight * a["novel"] >= threshold
+    s = strength(a, weight, self_weight, novelty_weight, reaction_penalty)
+    keep = stored(a, (s >= threshold) & (s > -INF))  # an infinite penalty drops even below a threshold of -inf
     kept_turn = np.zeros(len(a["cited"]), dtype=bool)
     kept_turn[a["turn"][keep]] = True
     gold, uncited = a["cited"], ~a["cited"]
@@ -171,6 +227,28 @@ def measure(run: dict[str, Any], threshold: float, weight: float = 0.0, self_wei
     }
 
 
+def sweep(a: dict[str, Any], s: Any, grid: Any) -> tuple[Any, Any]:
+    """Cited and uncited turns kept at every threshold of ``grid`` (ascending) at once, for the
+    memory strengths ``s``: what ``measure`` counts, as ``stored`` decides it (a duplicate is
+    stored for thresholds above what it repeats and any earlier duplicate of it, up to its own)."""
+    import numpy as np
+
+    n_turns = len(a["cited"])
+    dup = a["dup"]
+    best = np.full(n_turns, -np.inf)
+    plain = dup < 0
+    np.maximum.at(best, a["turn"][plain], s[plain])
+    t = np.asarray(grid)[:, None]
+    kept = (best[None, :] >= t) & (best[None, :] > -np.inf)
+    above: dict[int, float] = {}
+    for j in np.flatnonzero(~plain):
+        o = int(dup[j])
+        lo = max(float(s[o]), above.get(o, -np.inf))
+        above[o] = max(lo, float(s[j]))
+        kept[:, a["turn"][j]] |= (lo < t[:, 0]) & (t[:, 0] <= s[j]) & (s[j] > -np.inf)
+    return kept[:, a["cited"]].sum(axis=1), kept[:, ~a["cited"]].sum(axis=1)
+
+
 def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
     kg, g, ku, u, n, k, named = (sum(r["_counts"][i] for r in rows) for i in range(7))
     types: Counter[str] = Counter()
@@ -186,26 +264,43 @@ def shortfall(row: dict[str, Any], cited_weight: float = CITED_WEIGHT) -> float:
     return cited_weight * max(0.0, CITED_GOAL - row["cited_kept"]) + max(0.0, row["uncited_kept"] - UNCITED_GOAL)
 
 
-Setting = tuple[float, float, float, float]  # threshold, evidence weight, self weight, novelty weight
+def choose(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT, self_weights: list[float] | None = None,
+           novelty_weights: list[float] | None = None, reaction_penalties: list[float] | None = None) -> Setting:
+    """(threshold, evidence weight, self weight, novelty weight, reaction penalty) with the least
+    pooled shortfall on ``runs``; ties go to the lower threshold (keep more), then the lower
+    weights, then the higher reaction penalty."""
+    import numpy as np
 
-
-def choose(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT,
-           self_weights: list[float] | None = None, novelty_weights: list[float] | None = None) -> Setting:
-    """(threshold, evidence weight, self weight, novelty weight) with the least pooled shortfall
-    on ``runs``; ties go to the lower threshold (keep more), then the lower weights."""
     sws = SELF_WEIGHTS if self_weights is None else self_weights
     nws = NOVELTY_WEIGHTS if novelty_weights is None else novelty_weights
-    best = min(((t, w, sw, nw) for nw in nws for sw in sws for w in WEIGHTS for t in GRID),
-               key=lambda c: (shortfall(pooled([measure(r, *c) for r in runs]), cited_weight), c[0], c[2], c[3], c[1]))
-    return best
+    rps = REACTION_PENALTIES if reaction_penalties is None else reaction_penalties
+    arrays = [_arrays(r) for r in runs]
+    g = sum(int(a["cited"].sum()) for a in arrays)
+    u = sum(int((~a["cited"]).sum()) for a in arrays)
+    grid = np.asarray(GRID)
+    best: tuple[tuple[float, ...], Setting] | None = None
+    for rp in rps:
+        for nw in nws:
+            for sw in sws:
+                for w in WEIGHTS:
+                    kg, ku = (sum(x) for x in zip(*(sweep(a, strength(a, w, sw, nw, rp), grid) for a in arrays), strict=True))
+                    cited, uncited = kg / g if g else np.zeros(len(grid)), ku / u if u else np.zeros(len(grid))
+                    short = cited_weight * np.maximum(0.0, CITED_GOAL - cited) + np.maximum(0.0, uncited - UNCITED_GOAL)
+                    i = int(np.argmin(short))  # the first of equals: the lowest threshold
+                    key = (float(short[i]), float(grid[i]), sw, nw, w, -rp)
+                    if best is None or key < best[0]:
+                        best = (key, (float(grid[i]), w, sw, nw, rp))
+    assert best is not None
+    return best[1]
 
 
 def loo(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT, self_weights: list[float] | None = None,
-        novelty_weights: list[float] | None = None) -> tuple[list[dict[str, Any]], list[Setting]]:
+        novelty_weights: list[float] | None = None, reaction_penalties: list[float] | None = None
+        ) -> tuple[list[dict[str, Any]], list[Setting]]:
     """Each conversation measured with the filter chosen on the others."""
     held, chosen = [], []
     for i, r in enumerate(runs):
-        tw = choose(runs[:i] + runs[i + 1:], cited_weight, self_weights, novelty_weights)
+        tw = choose(runs[:i] + runs[i + 1:], cited_weight, self_weights, novelty_weights, reaction_penalties)
         chosen.append(tw)
         held.append(measure(r, *tw))
     return held, chosen
@@ -232,7 +327,8 @@ def auc(labels: Any, scores: Any) -> float:
     return float((ranks[y].sum() - pos * (pos + 1) / 2) / (pos * neg)) if pos and neg else 0.0
 
 
-def signals(run: dict[str, Any], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0) -> dict[str, Any]:
+def signals(run: dict[str, Any], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0,
+            reaction_penalty: float = INF) -> dict[str, Any]:
     """Per turn: whether it is cited, and the turn-level signals measured as separators (none fitted):
     the shipped strength of its best memory (turns without a memory lowest), the margin, the
     evidence and the turn's first-person words alone, and signals from the conversation around it: it answers the other speaker's
@@ -248,10 +344,10 @@ def signals(run: dict[str, Any], weight: float, self_weight: float = 0.0, novelt
     earlier: dict[str, list[Any]] = {}
     for m in sorted(run["memories"], key=lambda m: m["turn"] if isinstance(m["turn"], int) else -1):
         i = m["turn"]
-        if not isinstance(i, int) or i >= n:
+        if not isinstance(i, int) or i >= n or m.get("dup_of", -1) >= 0 or (m.get("reacts") and reaction_penalty == INF):
             continue
         strength[i] = max(strength[i], m["score"] + weight * m["evidence"] + self_weight * float(np.log1p(m.get("self", 0)))
-                          + novelty_weight * float(np.log1p(m.get("novel", 0))))
+                          + novelty_weight * float(np.log1p(m.get("novel", 0))) - (reaction_penalty if m.get("reacts") else 0.0))
         new[i] = max(new[i], m.get("novel", 0))
         own[i] = max(own[i], m.get("self", 0))
         margin[i] = max(margin[i], m["score"])
@@ -270,10 +366,11 @@ def signals(run: dict[str, Any], weight: float, self_weight: float = 0.0, novelt
             "answers": answers, "reacted": reacted, "length": length, "novelty": novelty, "new words": new}
 
 
-def print_signals(runs: list[dict[str, Any]], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0) -> None:
+def print_signals(runs: list[dict[str, Any]], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0,
+                  reaction_penalty: float = INF) -> None:
     import numpy as np
 
-    per = [signals(r, weight, self_weight, novelty_weight) for r in runs]
+    per = [signals(r, weight, self_weight, novelty_weight, reaction_penalty) for r in runs]
     pooled_sig = {k: np.concatenate([p[k] for p in per]) for k in per[0]}
     print("\nturn-level separators, AUC of cited against uncited turns (none fitted; pooled, then per conversation)")
     names = ["strength", "margin", "evidence", "self", "answers", "reacted", "length", "novelty", "new words"]
@@ -287,28 +384,32 @@ def print_signals(runs: list[dict[str, Any]], weight: float, self_weight: float 
         print(f"  strength with {k}: {gains}")
 
 
-def turn_strength(run: dict[str, Any], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0) -> Any:
-    """Each turn's best memory strength (turns without a memory lowest), from the run's arrays."""
+def turn_strength(run: dict[str, Any], weight: float, self_weight: float = 0.0, novelty_weight: float = 0.0,
+                  reaction_penalty: float = INF) -> Any:
+    """Each turn's best memory strength (turns without a memory lowest), from the run's arrays;
+    a duplicate counts as no memory, as stored."""
     import numpy as np
 
     a = _arrays(run)
-    s = a["score"] + weight * a["evidence"] + self_weight * a["self"] + novelty_weight * a["novel"]
+    s = strength(a, weight, self_weight, novelty_weight, reaction_penalty)
+    plain = (a["dup"] < 0) & np.isfinite(s)
     out = np.full(len(a["cited"]), -9.0)
-    np.maximum.at(out, a["turn"], s)
+    np.maximum.at(out, a["turn"][plain], s[plain])
     return out
 
 
-def heldout_auc(runs: list[dict[str, Any]], self_weights: list[float], novelty_weights: list[float]
-                ) -> list[tuple[float, float, float]]:
+def heldout_auc(runs: list[dict[str, Any]], self_weights: list[float], novelty_weights: list[float],
+                reaction_penalties: list[float]) -> list[tuple[float, float, float, float, float]]:
     """The separator itself held out, without a threshold: for each conversation, the weights
-    (evidence, self, novelty) with the best pooled AUC on the others, and its AUC on it."""
+    (evidence, self, novelty, reaction penalty) with the best pooled AUC on the others, and its
+    AUC on it."""
     import numpy as np
 
     out = []
     for i, r in enumerate(runs):
         rest = runs[:i] + runs[i + 1:]
         gold = np.concatenate([_arrays(o)["cited"] for o in rest])
-        best = max(((w, sw, nw) for w in WEIGHTS for sw in self_weights for nw in novelty_weights),
+        best = max(((w, sw, nw, rp) for w in WEIGHTS for sw in self_weights for nw in novelty_weights for rp in reaction_penalties),
                    key=lambda c: auc(gold, np.concatenate([turn_strength(o, *c) for o in rest])))
         out.append((*best, auc(_arrays(r)["cited"], turn_strength(r, *best))))
     return out
@@ -316,11 +417,12 @@ def heldout_auc(runs: list[dict[str, Any]], self_weights: list[float], novelty_w
 
 def print_heldout_auc(runs: list[dict[str, Any]]) -> None:
     print("\nthe separator held out: turn AUC of each conversation with the weights that separate the others best")
-    for name, sws, nws in (("margin + evidence", [0.0], [0.0]), ("+ novelty", [0.0], NOVELTY_WEIGHTS),
-                           ("+ self", SELF_WEIGHTS, [0.0]), ("+ novelty + self", SELF_WEIGHTS, NOVELTY_WEIGHTS)):
-        rows = heldout_auc(runs, sws, nws)
-        each = " / ".join(f"{a:.3f} (w={w:.2f} s={sw:.2f} n={nw:.2f})" for w, sw, nw, a in rows)
-        print(f"  {name:18} {each}")
+    for name, sws, nws, rps in (("margin + evidence", [0.0], [0.0], [INF]), ("+ novelty", [0.0], NOVELTY_WEIGHTS, [INF]),
+                                ("+ novelty + reactions", [0.0], NOVELTY_WEIGHTS, REACTION_PENALTIES),
+                                ("+ self", SELF_WEIGHTS, [0.0], [INF]), ("+ novelty + self", SELF_WEIGHTS, NOVELTY_WEIGHTS, [INF])):
+        rows = heldout_auc(runs, sws, nws, rps)
+        each = " / ".join(f"{a:.3f} (w={w:.2f} s={sw:.2f} n={nw:.2f} r={rp:.2f})" for w, sw, nw, rp, a in rows)
+        print(f"  {name:22} {each}")
 
 
 def fmt_row(name: str, r: dict[str, Any], extra: str = "") -> str:
@@ -361,55 +463,61 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     runs = [ingest_one(s, log) for s in data]
-    default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT, extract.SELF_WEIGHT, extract.NOVELTY_WEIGHT)
+    default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT, extract.SELF_WEIGHT, extract.NOVELTY_WEIGHT,
+               extract.REACTION_PENALTY)
     self_weights = SELF_WEIGHTS if args.self_ else [extract.SELF_WEIGHT]
     insample = [measure(r, *default) for r in runs]
     out: dict[str, Any] = {"threshold": default[0], "evidence_weight": default[1], "self_weight": default[2],
-                           "novelty_weight": default[3],
+                           "novelty_weight": default[3], "reaction_penalty": default[4],
                            "in_sample": {r["id"]: row for r, row in zip(runs, insample, strict=True)},
                            "in_sample_pooled": pooled(insample), "all_runs_choose": choose(runs, args.cited_weight, self_weights),
-                           "no_margin_pooled": pooled([measure(r, float("-inf")) for r in runs])}
+                           "no_margin_pooled": pooled([measure(r, -INF) for r in runs]),
+                           "no_margin_reactions_pooled": pooled([measure(r, -INF, reaction_penalty=0.0) for r in runs])}
     if args.folds == "loo" and len(runs) >= 2:
         held, chosen = loo(runs, args.cited_weight, self_weights)
         out["loo"] = {r["id"]: row for r, row in zip(runs, held, strict=True)}
         out["loo_thresholds"] = {r["id"]: tw for r, tw in zip(runs, chosen, strict=True)}
         out["loo_pooled"] = pooled(held)
-        # The same folds without the novelty count (and without the self count), for comparison.
-        out["loo_no_novelty_pooled"] = pooled(loo(runs, args.cited_weight, [0.0], [0.0])[0])
+        # The same folds with the parse's reactions dropped (as before they were weighed), and
+        # without the novelty count or reactions either, for comparison.
+        out["loo_no_reactions_pooled"] = pooled(loo(runs, args.cited_weight, self_weights, None, [INF])[0])
+        out["loo_no_novelty_pooled"] = pooled(loo(runs, args.cited_weight, [0.0], [0.0], [INF])[0])
         if self_weights != [0.0]:
             out["loo_no_self_pooled"] = pooled(loo(runs, args.cited_weight, [0.0])[0])
         if args.curve:
             out["curve"] = {w: pooled(loo(runs, w, self_weights)[0]) for w in CURVE}
-            out["curve_no_novelty"] = {w: pooled(loo(runs, w, [0.0], [0.0])[0]) for w in CURVE}
+            out["curve_no_reactions"] = {w: pooled(loo(runs, w, self_weights, None, [INF])[0]) for w in CURVE}
     if args.json:
         print(json.dumps(out, default=lambda o: None, indent=1))
         return 0
     print(f"shipped threshold {default[0]}, evidence weight {default[1]}, self weight {default[2]}, "
-          f"novelty weight {default[3]}: in-sample "
+          f"novelty weight {default[3]}, reaction penalty {default[4]}: in-sample "
           f"(all conversations would choose {out['all_runs_choose']})")
     print(HEADER)
     for r, row in zip(runs, insample, strict=True):
         print(fmt_row(str(r["id"]), row))
     print(fmt_row("pooled", out["in_sample_pooled"]))
     print(fmt_row("no margin", out["no_margin_pooled"], "(parse rules only) "))
+    print(fmt_row("no margin, r=0", out["no_margin_reactions_pooled"], "(parse rules, every reaction that carries something) "))
     if "loo" in out:
         print("\nleave-one-conversation-out (threshold chosen on the others, reported on the one left out)")
         print(HEADER)
         for r, row in zip(runs, held, strict=True):
-            t, w, sw, nw = out["loo_thresholds"][r["id"]]
-            print(fmt_row(str(r["id"]), row, f"t={t:+.3f} w={w:.2f} s={sw:.2f} n={nw:.2f}  "))
+            t, w, sw, nw, rp = out["loo_thresholds"][r["id"]]
+            print(fmt_row(str(r["id"]), row, f"t={t:+.3f} w={w:.2f} s={sw:.2f} n={nw:.2f} r={rp:.2f}  "))
         print(fmt_row("pooled", out["loo_pooled"]))
-        print(fmt_row("pooled, n=0", out["loo_no_novelty_pooled"], "(no novelty, no self) "))
+        print(fmt_row("pooled, r=inf", out["loo_no_reactions_pooled"], "(reactions dropped) "))
+        print(fmt_row("pooled, n=0", out["loo_no_novelty_pooled"], "(no novelty, no self, reactions dropped) "))
         if "loo_no_self_pooled" in out:
             print(fmt_row("pooled, s=0", out["loo_no_self_pooled"], "(self weight 0) "))
         if "curve" in out:
             print("\nheld-out trade-off (pooled LOO) by the cost of a lost cited turn")
             for w, row in out["curve"].items():
-                old = out["curve_no_novelty"][w]
+                old = out["curve_no_reactions"][w]
                 print(f"  cited weight {w:4}: cited kept {row['cited_kept']:.3f}  uncited kept {row['uncited_kept']:.3f}  "
-                      f"mem/turn {row['per_kept_turn']:.2f}   (no novelty: {old['cited_kept']:.3f} / {old['uncited_kept']:.3f})")
+                      f"mem/turn {row['per_kept_turn']:.2f}   (reactions dropped: {old['cited_kept']:.3f} / {old['uncited_kept']:.3f})")
     if args.signals:
-        print_signals(runs, default[1], default[2], default[3])
+        print_signals(runs, default[1], default[2], default[3], default[4])
         if len(runs) >= 2:
             print_heldout_auc(runs)
     return 0
