@@ -86,6 +86,11 @@ class RecallSettings:
     # setting, observations 0.657 -> 0.673, turns 0.765 -> 0.788, ingest 0.739 -> 0.743 (with contextual indexing).
     # README, "Evidence recall on LoCoMo conversations".
     name_boost: float = 1.0
+    # Specificity (specific.py): each head candidate's relevance times (1 - this) + this x the mean information of
+    # its words; 0 = off. 0.7 / 0 on the leave-one-out grid (x intent x diversity x dated ranking x names step, LoCoMo
+    # dev): 0.7 chosen in 3 of 3 folds for every path at once; held out with one setting, turns 0.794 -> 0.809,
+    # ingest 0.770 -> 0.780, observations 0.681 -> 0.686 (README, "Evidence recall on LoCoMo conversations").
+    specificity: float = 0.7
     # Maximal marginal relevance over the k results (rerank.diversify); 0 = off. 0.3 (grid 0/0.3, and 0.5 in an
     # earlier grid) was chosen in 3 of 3 leave-one-out folds on the turn paths and for every path at once: turns
     # 0.762 -> 0.765 in-sample (0.744 -> 0.751 without the answer share), ingest 0.668 -> 0.670, observations even.

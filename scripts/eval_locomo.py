@@ -83,10 +83,12 @@ ABLATIONS = {
     "- review blending": {"recall.review_ratio": 0.0},
     "- names in the query": {"recall.name_boost": 0.0},
     "- dated ranking": {"recall.time_scope": 0.0},
+    "- specificity": {"recall.specificity": 0.0},
 }
 # What --folds loo chooses among unless --grid is given: the knobs whose best value could
 # plausibly differ between conversations (the fusion weights of the intent, result diversity, the
-# dated ranking of a query that names a date on or off, the names step on or off); the first value
+# dated ranking of a query that names a date on or off, the names step on or off, the specificity on or
+# off); the first value
 # of each is mnemo's default. (The answer share, recall.answer_weight, left the grid after it was
 # chosen in every fold of every path.)
 DEFAULT_GRID = {
@@ -94,6 +96,7 @@ DEFAULT_GRID = {
     "recall.diversity": [0.3, 0.0],
     "recall.time_scope": [1.0, 0.0],
     "recall.name_boost": [1.0, 0.0],
+    "recall.specificity": [0.7, 0.0],
 }
 
 

@@ -103,5 +103,12 @@ def test_a_named_query_loads_whole_memories_only_within_reach(store: Mnemo, monk
 
     texts.clear()
     loaded.clear()
-    search(store.core, "memory leak in the mobile app", k=10)  # no name: no texts to read
+    # No name: the specificity alone reads the texts (recall/specific.py) ...
+    search(store.core, "memory leak in the mobile app", k=10)
+    assert loaded and set(loaded) <= set(texts)
+    texts.clear()
+    loaded.clear()
+    # ... and with it off, no text is read.
+    monkeypatch.setattr(store.settings.recall, "specificity", 0.0)
+    search(store.core, "memory leak in the mobile app", k=10)
     assert texts == [] and loaded

@@ -7,7 +7,8 @@
    best few hits, fused in as one more ranking; ``neighbours``: conversation turns borrow from
    adjacent turns; ``when``: memories dated in the span a query names ("in May 2023") boosted;
    ``names``: when the query names someone the store knows, the dense side embeds it without the
-   name and memories naming no one it names lose relevance.
+   name and memories naming no one it names lose relevance; ``specific``: a memory whose words
+   carry little information (general statements, chatter) loses relevance.
 3. ``rerank``: relevance floor, retention/importance re-ranking, near-duplicates collapsed, at
    most ``recall.max_chunks_per_note`` chunks per note, the k results chosen by maximal marginal
    relevance (``recall.diversity``). Equal scores are ordered by ``candidates.rank_key`` (the
@@ -45,6 +46,7 @@ from .names import boost_names, known_names, query_names, strip_names
 from .neighbours import spread
 from .query import Query, parse_query
 from .rerank import apply_floor, collapse, diversify, passes_floor, rerank, vectors_of
+from .specific import factor, weigh_specific
 from .when import boost_time, scope_time
 
 if TYPE_CHECKING:
@@ -112,13 +114,14 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     # room to spare) can reach the results: only its memories are loaded and scored.
     cands = sorted(cands, key=lambda c: rank_key(c, c.fused))[: 2 * size]
     # (On a 10k store a third of the 2 × size are left unloaded.)
-    cands = within_reach(cands, size, s.rerank_weight, slack=1.0 + s.name_boost if names else 1.0)
-    if names:
-        # The names step reads only the texts (the names step lowers relevance by at most 1 + β,
-        # hence the slack above); the bound is then drawn again on the relevance it leaves, so
-        # whole memories are loaded for about two thirds as many candidates.
+    cands = within_reach(cands, size, s.rerank_weight, slack=_slack(s, bool(names)))
+    if names or s.specificity > 0:
+        # The names step and the specificity read only the texts (they lower relevance by at
+        # most 1 + β and 1 / (1 − γ), hence the slack above); the bound is then drawn again on the
+        # relevance they leave, so whole memories are loaded for fewer candidates.
         cands = load_texts(core, cands, f)
         boost_names(cands, text_of, names, s.name_boost)
+        weigh_specific(core, cands, text_of, s.specificity)
         cands = within_reach(sorted(cands, key=lambda c: rank_key(c, c.fused)), size, s.rerank_weight)
     # The stored vectors (for collapsing near-duplicates) are read from Chroma on the worker
     # thread while SQLite loads and re-ranks the same candidates here: the head is among them.
@@ -153,9 +156,15 @@ def _reach(pool: Any, size: int, q: Query, s: Any, named: bool = False) -> float
     if len(direct) < size:
         return 0.0
     boost = 1.0 + max(0.0, s.time_boost) if q.span is not None else 1.0
-    if named:  # the names step may lower the head by as much
-        boost *= 1.0 + max(0.0, s.name_boost)
+    boost *= _slack(s, named)  # the names step and the specificity may lower the head by as much
     return (1.0 - min(1.0, max(0.0, s.rerank_weight))) * direct[size - 1] / boost
+
+
+def _slack(s: Any, named: bool) -> float:
+    """How much the names step (when the query names someone) and the specificity together may
+    lower a relevance: a factor of at most 1 + β and 1 / (1 − γ)."""
+    slack = 1.0 + max(0.0, s.name_boost) if named else 1.0
+    return slack / max(1e-9, factor(0.0, s.specificity))
 
 
 def blend_reviews(core: Core, primary: list[Candidate], rest: list[Candidate], k: int,
