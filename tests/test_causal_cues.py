@@ -53,3 +53,19 @@ def test_a_mishap_is_a_failure_a_loss_an_injury_or_a_price_that_rose() -> None:
     for text in ("The garden centre closes at six.", "My wife got a job offer in Edinburgh.", "I read best late at night.",
                  "We saw a band in Manchester last night.", "My cousin works as a mechanic at the harbour."):
         assert not rules.mishap(text), text
+
+
+def test_since_before_a_present_perfect_is_a_time() -> None:
+    # A past event, then "I've been ...": since when, not why.
+    assert not _rels("Since we got back from Lisbon I've been dying for a proper holiday.", decision=False)
+    assert not _rels("Since I moved, I have walked to work.", decision=False)
+    # A reason in the present, or any other main clause, is a reason.
+    assert ("because", "it depends on the wall clock", False) in _rels("Since it depends on the wall clock, I've frozen the time in the fixture.")
+    assert ("because", "the price nearly doubled", False) in _rels("Since the price nearly doubled, I'm switching insurer.")
+
+
+def test_instead_points_back_only_when_no_reason_is_named() -> None:
+    assert ("because", "", True) in _rels("I'm going to study at the café on campus in the evenings instead.")
+    named = _rels("Due to the strike, I've booked a hire car from Bologna instead.")
+    assert ("because", "the strike", False) in named
+    assert not any(back for _, _, back in named)

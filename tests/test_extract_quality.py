@@ -1,8 +1,9 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
-- The held-out test splits of the hand-labelled conversations (tests/labelled/test.txt,
-  test2.txt, test3.txt, test4.txt and test5.txt, never used to develop a rule): types, chatter, causal precision and recall, at
-  the goal's levels where the split reaches them, else at the level reached.
+- The test splits of the hand-labelled conversations (tests/labelled/test6.txt held out;
+  test.txt ... test5.txt spent, their errors read while the rules were tuned): types,
+  chatter, causal precision and recall, at the goal's levels where the split reaches them,
+  else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
 """
 
@@ -39,30 +40,32 @@ def _causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
     return pairs
 
 
-# The held-out splits of tests/labelled/, never read while tuning; each row is what the split
-# must reach: (gold links, near-misses) at least, then type accuracy, causal precision, causal
-# recall, statements kept, chatter kept, near-misses linked at most. Where a split reaches a
-# goal the goal is asserted, else the level measured (scripts/eval_labelled.py --split NAME,
-# after the fifth round of type and causal rules):
-# - test5 (written and committed on its own before the fifth round; evaluated once, after it):
-#   THE GOALS ARE NOT MET HERE: types 0.778 (goal 0.85), causal precision 0.75 (36 of 48; goal
-#   0.9), recall 0.522 (36 of 69), 2 near-misses of 61 linked, statements kept 0.946, chatter
-#   kept 0.091; the levels measured are asserted;
-# - test4 (spent): types 0.827 (the goal 0.85 is not met here), precision 0.963 (26 of 27),
-#   recall 0.591 (26 of 44), 1 near-miss of 42 linked, statements kept 1.0, chatter kept 0.051;
-# - test: types 0.885, precision 0.947 (18 of 19), recall 0.783 (18 of 23), chatter kept 0.071;
-# - test2: types 0.928, precision 0.958 (23 of 24), recall 0.639 (23 of 36), statements kept
-#   0.951, chatter kept 0.023;
-# - test3: types 0.883, precision 0.92 (23 of 25), recall 0.719 (23 of 32), 1 near-miss of 32
-#   linked, statements kept 0.989, chatter kept 0.065.
+# The labelled splits' levels; each row is what the split must reach: (gold links,
+# near-misses) at least, then type accuracy, causal precision, causal recall, statements kept,
+# chatter kept, near-misses linked at most. Where a split reaches a goal the goal is asserted,
+# else the level measured (scripts/eval_labelled.py --split NAME).
+# - test6 (held out: written by another hand before the sixth round, never opened while
+#   tuning; scored once by the script after the round's rules were final): THE GOALS ARE NOT
+#   MET HERE: types 0.794 (goal 0.85), causal precision 0.718 (28 of 39; goal 0.9), recall
+#   0.315 (28 of 89), 0 near-misses of 77 linked, statements kept 0.938, chatter kept 0.128;
+#   the levels measured are asserted, a little below, since this suite's shared engine
+#   measures chatter slightly apart from the script (test5: 0.102 against 0.091).
+# - test5 (spent: its errors were diagnosed for the sixth round, so these are in sample):
+#   types 0.892, precision 0.864 (38 of 44), recall 0.551, 0 near-misses linked, statements
+#   kept 0.939 (0.946 before the round: the types move where a turn splits), chatter 0.102.
+# - test4 (spent): types 0.874, precision 0.967 (29 of 30), recall 0.659, 1 near-miss of 42.
+# - test: types 0.897, precision 0.947 (18 of 19), recall 0.783, chatter kept 0.048.
+# - test2: types 0.969, precision 0.958 (23 of 24), recall 0.639, statements kept 0.951.
+# - test3: types 0.904, precision 0.923 (24 of 26), recall 0.75, 1 near-miss of 32.
 HELD_OUT_LEVELS = {
     "test": ((20, 15), 0.85, 0.9, 0.78, 0.95, 0.12, 0.0),
     "test2": ((30, 25), 0.85, 0.9, 0.63, 0.9, 0.1, 0.0),
     "test3": ((25, 20), 0.85, 0.9, 0.71, 0.95, 0.1, 0.032),
-    "test4": ((40, 40), 0.82, 0.9, 0.59, 0.95, 0.1, 0.024),
-    # Not the goal: the levels test5 measured (types 0.85 and precision 0.9 are not met).
-    # Chatter kept is 0.091 from the script and 0.102 in this suite's shared engine.
-    "test5": ((69, 61), 0.77, 0.75, 0.52, 0.94, 0.11, 0.033),
+    "test4": ((40, 40), 0.85, 0.9, 0.62, 0.95, 0.1, 0.024),
+    # Not the goal on precision: test5 reaches types 0.85 in sample after the sixth round.
+    "test5": ((69, 61), 0.85, 0.85, 0.55, 0.93, 0.11, 0.0),
+    # Not the goal: the levels test6 measured held out (types 0.85 and precision 0.9 not met).
+    "test6": ((89, 77), 0.78, 0.70, 0.30, 0.93, 0.14, 0.013),
 }
 
 
@@ -233,7 +236,26 @@ NEAR_MISSES = {
     "a cost reason with no amount before": [("Ines", "Our neighbours bought a caravan in March."),
                                             ("Ines", "Because of the cost, we're skipping the summer holiday this year.")],
     "since as time after a mishap": [("Pia", "My bike chain snapped on the way to work."), ("Raf", "I've ridden the same bike since 2019.")],
+    # "Since" a past event before "I've been ...": a time, not a reason.
+    "since a past event before a present perfect": [("Ada", "My brother gets seasick on every ferry, so he always flies."),
+                                                    ("Ada", "Since we came back from Crete I've been dreaming of another island holiday.")],
+    # A decision that names its own reason and ends with "instead" does not point back as well.
+    "instead with a reason of its own": [("Ivo", "We planned the museum visit for Saturday morning."),
+                                         ("Ivo", "Because of the heavy rain forecast, we're eating at the hotel instead.")],
 }
+
+
+def test_to_stop_it_happening_again_points_at_the_problem_not_the_step_before(real_engine) -> None:
+    # The refund was said just before, but what must not happen again is the double booking.
+    turns = [("Noa", "Two guests were billed twice for the same night this week."),
+             ("Noa", "The booking form freezes, and when they click again it books a second time."),
+             ("Noa", "I've refunded both guests."),
+             ("Noa", "To stop it happening again, I've switched on the duplicate booking check.")]
+    _, kept = _ingest(real_engine, turns, session="repeat-problem")
+    assert [m["turn"] for m in kept] == [0, 1, 2, 3]
+    pairs = _causal_pairs(real_engine, kept)
+    assert (2, 3) not in pairs
+    assert {(0, 3), (1, 3)} & pairs
 
 
 def test_the_answer_to_why_is_the_cause_of_what_was_asked_about(real_engine) -> None:

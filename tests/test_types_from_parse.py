@@ -79,6 +79,53 @@ CASES = {
     "Customers saw a certificate warning on the billing portal this morning.": "debug_log",
     # ... the same time taken by something that is no system is a fact.
     "The train to Leeds takes two hours.": "fact",
+    # Sixth round. A taste said as what the speaker is, does better or best, what bores or
+    # suits them, or a conditional choice; a taste said first is not undone by how it is lived
+    # with ("so I'll take the front seat").
+    "I'm a night owl, evenings suit me fine.": "preference",
+    "I'm a big believer in boring names that never change.": "preference",
+    "I learn much better from audio than from books, honestly.": "preference",
+    "Crowded gyms annoy me.": "preference",
+    "I'd prefer a hybrid, the school run is all short trips.": "preference",
+    "I'd go with cast iron, plastic gutters crack in a hard frost.": "preference",
+    "I always get carsick in the back, so I'll take the front seat.": "preference",
+    "I can't stand beetroot, but I'll cope.": "preference",
+    "I'd rather not move swimming, they love it.": "preference",
+    # ... but "I'd better" is a step committed to, and a taste that came with a change is not the
+    # main clause ("I stopped having coffee after noon, and I sleep much better now").
+    "Then I'd better renew it before the Peru trip in January.": "decision",
+    "I stopped having coffee after noon, and I sleep much better now.": "decision",
+    # A habit kept is no step taken, whatever its verb.
+    "I always put 10 percent of my pay into savings before anything else.": "preference",
+    # The speaker's work under way now is a session note; a step taken this weekend or a practice
+    # "from now on" is not.
+    "I'm filling in the form now.": "session_note",
+    "I'm reviewing the rest of your PR after lunch.": "session_note",
+    "I'm still going through the replication lag graphs from last night.": "session_note",
+    "I'm putting two water butts on the garage gutter this weekend.": "decision",
+    "From now on I'm proving it in the oven with just the light on.": "decision",
+    # A completed act dated a year or more back is a life's history, not a choice.
+    "I studied in Osaka in 2015, right after my degree.": "fact",
+    "I switched phones last year too and lost nothing.": "fact",
+    "I went to the Dolomites after my exams, years ago.": "fact",
+    # A step just taken, in the present perfect, whatever the verb; a failure verb done on purpose.
+    "I've refunded all three.": "decision",
+    "I've pointed it at the new queue and replayed the backlog.": "decision",
+    "I've pushed the renewed chain and handshakes are succeeding again.": "decision",
+    "Since it depends on the wall clock, I've frozen the time in the fixture.": "decision",
+    "Owing to the sprain, I'm skipping the climbing competition in December.": "decision",
+    "To fix that, I'm masking every credential field before logging.": "decision",
+    # ... but an accident or being locked out is not chosen.
+    "I've burnt the rice again.": "fact",
+    "I locked myself out of the flat twice this month.": "fact",
+    # Everyday technology failing is a debug log: connectivity, mail, a card reader, Redis.
+    "Redis hit its memory ceiling and began evicting session keys.": "debug_log",
+    "Welcome emails to new users weren't going out for about two hours this morning.": "debug_log",
+    "The card reader keeps dropping its connection during the lunch rush.": "debug_log",
+    "The volume hit 100 percent because the WAL archive ate the whole disk.": "debug_log",
+    "Heap exhaustion on node 3 both times.": "debug_log",
+    # ... a flight connection is no system.
+    "Our Singapore connection is down to 55 minutes, the airline changed its schedule.": "fact",
 }
 
 

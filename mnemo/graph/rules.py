@@ -117,6 +117,8 @@ CUES: tuple[Cue, ...] = (
     _cue("contradicts", r"\b(?:contradicts?|that's not (?:true|right|correct)|(?:is|was)(?: not|n't) (?:true|correct|right)|turns out|turned out|wrong about|contrary to|not actually)\b|^actually\b", "all"),
     _cue("updates", r"\b(?:update:|updated|now (?:use|uses|using|prefer|prefers|is|are|runs?)|switched|switching|changed|changing|moved (?:to|from)|no longer|anymore|from now on|replaced|replacing|migrated|migrating|revised|going forward)\b", "all"),
 )
+# A cue about a repeat ("to stop it happening again", "so it can't recur", "to avoid a repeat").
+_REPEAT = re.compile(r"\b(?:happen\w*|recur\w*|repeat)\b", re.I)
 _ANAPHORS = frozenset({"that", "this", "it", "these", "those", "which", "them", "then"})
 _PRONOUNS = frozenset({"it", "he", "she", "him", "her", "they", "them"})
 _ANAPHOR_FILLER = frozenset({"of", "the", "a", "an", "all", "issue", "problem", "error", "bug", "outage", "change", "incident", "failure"}) | _ANAPHORS
@@ -247,14 +249,20 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
         s = sentence.strip()
         if not s:
             continue
+        mine: list[tuple[str, str, bool, str]] = []
+        pointing_back = False
         for cue in CUES:
             m = cue.pattern.search(s)
             if not m:
                 continue
             if cue.scope == "anaphor_decision" and not decision:
                 continue
+            if cue.scope == "after" and cue.pattern.pattern.startswith("(?:^|") and _since_as_time(s, m.end()):
+                continue  # "Since we got back from Lisbon I've been dying for a holiday": a time, not a reason
             if cue.scope in ("anaphor", "anaphor_decision"):
-                out.append((cue.rel, "", True, ""))
+                # The cue's words travel in ``rest``: what "it" is in "to stop it happening again".
+                mine.append((cue.rel, "", True, m.group(0)))
+                pointing_back = pointing_back or cue.scope == "anaphor_decision"
                 continue
             if cue.scope == "result" and not decision:
                 continue
@@ -270,8 +278,33 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
             else:
                 span = s
             rest = re.split(r",|;", s[m.end():])[0] if cue.scope == "before" else s[: m.start()]
-            out.append((cue.rel, span, _is_anaphoric(span), rest))
+            mine.append((cue.rel, span, _is_anaphoric(span), rest))
+        if pointing_back and any(not back and stems(span) for rel, span, back, _ in mine if rel in ("because", "triggered")):
+            # "Due to the strike, I've booked a hire car instead": the reason is named, so the
+            # trailing "instead" (or "to sort it out") does not also point at what was said before.
+            mine = [c for c in mine if not (c[2] and not c[1] and c[3] and _POINT_BACK_DECISION.search(c[3]))]
+        out.extend(mine)
     return out
+
+
+_POINT_BACK_DECISION = re.compile(CUES[2].pattern.pattern, re.I)
+# A present perfect main clause: "I've been dying for a holiday", "we have lived here".
+_PERFECT = re.compile(r"\b(?:i|we|you|he|she|they|it)(?:['’]ve|['’]s| have| has)\s+(?:\w+ly\s+)?(?:been|\w+ed|\w+en|got|had|made|done|known|felt|kept)\b", re.I)
+_PRESENT = re.compile(r"\b(?:is|are|am|['’]s|['’]re|['’]m|does|doesn['’]t|don['’]t|do|won['’]t|will|can|can['’]t|isn['’]t|aren['’]t|\w+s)\b", re.I)
+
+
+def _since_as_time(sentence: str, at: int) -> bool:
+    """Whether "since" opens a time, not a reason: a past event before a present perfect
+    ("Since we got back from Lisbon I've been dying for a proper holiday"), where a reason is
+    said in the present or with any other main clause ("Since it depends on the wall clock,
+    I've frozen the time"; "Since the price nearly doubled, I'm switching")."""
+    after = sentence[at:]
+    main = _PERFECT.search(after)
+    if main is None:
+        return False
+    clause = after[: main.start()]
+    return bool(re.search(r"\b\w+ed\b|\b(?:got|went|came|left|moved|met|began|started|was|were|had|took|made)\b", clause, re.I)) and not _PRESENT.search(
+        re.sub(r"\b(?:was|has|its|this|is)\b", "", clause, flags=re.I).replace("ss", ""))
 
 
 def _is_anaphoric(span: str) -> bool:
@@ -488,6 +521,12 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             # statement shares most with ("Redis ran out of memory" ... "That explains the
             # logouts." ... "To stop it happening again, we raised the Redis memory limit").
             close = [c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new)]
+            if _REPEAT.search(rest):
+                # "To stop it happening again": what happened is a problem or an event, not the
+                # step taken about it just before ("I've refunded all three").
+                problems = [c for c in close if c.type == MemoryType.DEBUG_LOG or (c.type == MemoryType.FACT and mishap(said(c)))]
+                events = [c for c in close if c.type in (MemoryType.DEBUG_LOG, MemoryType.FACT)]
+                close = problems or events or close
             if close:
                 # The one said just before, unless an earlier one is named again in two
                 # content words at least: one shared word ("run" / "running") is no evidence.

@@ -16,6 +16,8 @@ from typing import Any
 from ..models import MemoryType
 
 _DECIDE_VERB = r"(?:decided|chose|chosen|selected|opted|agreed|picked(?!\s+up)|went with)"
+# A choice named as one: "we decided", "I chose", "we went with" (no taste said first undoes it).
+_DECIDED = re.compile(rf"\b{_DECIDE_VERB}\b|\b(?:decision|choice|verdict|resolution)\s*:", re.I)
 DECISION = [
     re.compile(rf"\b(?:we|i|they|team|\w+)\s+(?:have\s+|had\s+|finally\s+)?{_DECIDE_VERB}\b", re.I),
     re.compile(r"\b(?:decision|choice|verdict|resolution)\s*:\s*\S", re.I),
@@ -35,7 +37,7 @@ DEBUG = [
 ]
 PREFERENCE = [
     # First person and pronouns, any tense of the verb.
-    re.compile(r"\b(?:i|we|they|he|she|user|users)\s+(?:(?:really|much|strongly|still|usually|now|also|generally|always|definitely|actually|mostly)\s+)*(?:prefer|like|love|enjoy|hate|dislike|want|favou?r|can't stand|cannot stand)s?\b", re.I),
+    re.compile(r"\b(?:i|we|they|he|she|user|users)\s*(?:(?:'d|’d|would)\s+)?(?:(?:really|much|strongly|still|usually|now|also|generally|always|definitely|actually|mostly)\s+)*(?:prefer|like|love|enjoy|hate|dislike|want|favou?r|can't stand|cannot stand)s?\b", re.I),
     # A person's habit: "I use tabs", "I always use spaces" ("we use" is a team's fact).
     re.compile(r"\bi\s+(?:(?:always|usually|normally|mostly|generally|now)\s+)?use\b", re.I),
     # A named person or a role: "Alice prefers dark mode", "the client hates pop-ups".
@@ -150,7 +152,8 @@ REMEDY_VERBS = frozenset({"deal", "fix", "stop", "prevent", "avoid", "solve", "s
 # ", and as a result ...": the consequence after its cause, in one sentence.
 _CONSEQUENCE_LAST = re.compile(r",\s*(?:and\s+)?as a (?:result|consequence)\b", re.I)
 # A step taken for a purpose: "to avoid a repeat, ...", "so that it doesn't happen again, ...".
-_PURPOSE = re.compile(r"(?:to (?:stop|prevent|avoid)|so (?:that )?(?:it|this|that) (?:doesn't|does not|won't|never))\b", re.I)
+_PURPOSE = re.compile(r"(?:to (?:stop|prevent|avoid|fix|solve|sort out|deal with|tackle|address|make up for)|"
+                      r"so (?:that )?(?:it|this|that) (?:doesn't|does not|won't|never))\b", re.I)
 # A rule set for the future, whoever it binds: "balance reads go to the primary from now on".
 _POLICY = re.compile(r"\b(?:from now on|going forward|from today on|as of (?:today|now)|starting (?:today|tomorrow|next \w+))\b", re.I)
 
@@ -193,6 +196,13 @@ def _causative_have(verb: Any) -> bool:
     return False
 
 
+# Failure verbs that are also acts done on purpose with a first-person agent and an object
+# ("I froze the clock", "we locked the table", "I'm skipping the final"); missing, breaking or
+# losing something is not.
+_DELIBERATE_FAILS = frozenset({"freeze", "lock", "skip", "throttle", "reject", "evict", "cap", "duplicate", "hang"})
+# Acts that befall the speaker rather than being chosen ("I've burnt the rice", "I've dropped my
+# phone", "I've forgotten my keys").
+_MISHAP_ACTS = frozenset({"burn", "forget", "spill", "lose", "tear", "hurt", "injure", "sprain", "damage", "crack", "scratch", "dent", "ruin"})
 # Activities (not states) among STATE_VERBS: a practice of these stopped is a choice ("I'm not
 # drinking coffee after noon any more").
 _ACTIVITIES = frozenset({"eat", "drink", "sleep", "read", "play", "cook", "work", "watch", "bake", "visit", "spend", "meet", "talk"})
@@ -239,9 +249,22 @@ def _decided(span: Any) -> bool:
         if tok.pos_ != "VERB" or not _main_clause(tok) or not _first_person_agent(tok):
             continue
         lemmas = verb_lemmas(tok.text)
+        if any(c.lower_ in HABIT for c in tok.children) and not _CHANGED.search(text):
+            continue  # "I always put 10 percent of my pay into savings": a habit kept, not a step taken
+        if lemmas & _MISHAP_ACTS and not _purposeful(tok):
+            continue  # "I burnt the rice again": an accident, not a choice
         if _INSTEAD.search(text) and tok.tag_ in ("VBD", "VBN", "VB", "VBP", "VBG") and not lemmas & _TASTE:
             return True  # one option taken over another: "we got an Interrail pass instead"
         aux = {c.lower_ for c in tok.children if c.dep_ in ("aux", "auxpass")}
+        if tok.tag_ == "VB" and aux & {"'d", "’d", "had"} and any(c.lower_ == "better" for c in tok.children):
+            return True  # "then I'd better renew it": a step the speaker commits to
+        objects = any(c.dep_ in ("dobj", "prt") for c in tok.children)
+        perfect = tok.tag_ == "VBN" and bool(aux & {"'ve", "’ve", "have", "has"}) and "been" not in aux
+        reflexive = any(c.dep_ == "dobj" and c.lower_.endswith(("self", "selves")) for c in tok.children)
+        if (perfect or tok.tag_ == "VBD" or reason) and objects and not reflexive and lemmas & FAIL_VERBS & _DELIBERATE_FAILS:
+            return True  # "I've frozen the time in the fixture", "I'm skipping the competition": done on purpose
+        if perfect and objects and not lemmas & (FAIL_VERBS | _TASTE | STATE_VERBS | _MISHAP_ACTS) and tok.i > 0:
+            return True  # "I've refunded all three", "I've pointed it at the new queue": a step just taken
         negated = any(c.dep_ == "neg" for c in tok.children)
         if (negated and _CHANGED.search(text) and lemmas & _ACTIVITIES and not lemmas & CHANGE_VERBS
                 and (tok.tag_ == "VBP" or aux & {"'m", "am", "'re", "are", "’m", "’re"})):
@@ -349,16 +372,27 @@ TECH_NOUNS = frozenset(
      "latency", "thread", "threads", "repo", "repository", "commit", "code", "module", "sdk", "firewall", "vpn",
      "router", "webhook", "socket", "vm", "cdn", "sql", "json", "yaml", "aws", "kubernetes", "docker", "dashboard",
      "storage", "replica", "replicas", "loadbalancer", "frontend", "backend", "browser", "android", "ios", "kernel",
-     "firmware", "column", "columns", "linter", "compiler"]
+     "firmware", "column", "columns", "linter", "compiler",
+     # Everyday technology beside the team's systems: what connects, syncs, signs in, sends or
+     # plays on a device ("the internet drops every evening", "the card reader keeps dropping its
+     # connection", "welcome emails weren't going out"), and software everyone names.
+     "internet", "wifi", "wi-fi", "broadband", "bluetooth", "email", "emails", "login", "logins", "password",
+     "passwords", "driver", "drivers", "plugin", "plugins", "reader", "readers", "sync", "upload", "uploads", "download",
+     "downloads", "webpage", "checkout", "redis", "postgres", "mysql", "kafka", "nginx", "elasticsearch", "volume", "volumes",
+     "handshake", "handshakes", "buffer", "heap", "wal"]
 )
 _TECH_SHAPE = re.compile(r"\w[_.]\w|[A-Za-z]-\d|[a-z][A-Z]")
 FAIL_VERBS = frozenset({"fail", "crash", "break", "hang", "freeze", "leak", "lock", "evict", "expire", "exceed", "spike", "overflow",
                         "stall", "corrupt", "throttle", "die", "reject", "error", "miss", "duplicate", "skip"})
 _RISE_VERBS = frozenset({"jump", "spike", "reach", "hit", "climb", "double", "triple", "grow", "increase", "rise", "rose", "soar"})
 # Measures whose rise is trouble (more traffic or usage is not a failure by itself).
-_METRICS = frozenset({"latency", "lag", "error", "errors", "cpu", "memory", "backlog", "failures", "timeouts", "retries"})
+_METRICS = frozenset({"latency", "lag", "error", "errors", "cpu", "memory", "backlog", "failures", "timeouts", "retries",
+                      "disk", "volume", "usage", "heap"})
+# Verbs that tell of a failure when they have no object ("the router disconnects", "the app
+# keeps restarting"; "drop" is left out: "latency dropped to 80 ms" is a gain).
+_DROPS = frozenset({"disconnect", "stutter", "glitch", "flicker", "reboot", "restart"})
 _PARTICLE_FAILS = {"run": "out", "fill": "up", "fall": "over", "go": "down", "blow": "up"}
-_ANOMALY = frozenset({"stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
+_ANOMALY = frozenset({"exhaustion", "oversubscribed", "overloaded", "saturated", "stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
                       "corrupt", "down", "outage", "error", "errors", "failure", "failures", "leak", "slow", "wrong", "off",
                       "warning", "warnings", "empty", "blank", "behind", "twice"})
 # Verbs whose time taken is a system's speed: "the page takes eight seconds to load".
@@ -399,7 +433,9 @@ def _malfunction(spans: Sequence[Any]) -> bool:
                 subj = next((c for c in tok.children if c.dep_ == "nsubj"), None)
                 if subj is not None and lemmas & _RISE_VERBS and any(t.lower_ in _METRICS for t in subj.subtree):
                     return True  # "query latency jumped to 900 ms"
-                past = tok.tag_ == "VBD" or any(c.dep_ == "aux" and c.lower_ in ("did", "had") for c in tok.children)
+                if lemmas & _DROPS and not any(c.dep_ == "dobj" for c in tok.children):
+                    return True  # "the internet drops every evening": said without an object, a system's failure
+                past = tok.tag_ == "VBD" or any(c.dep_ == "aux" and c.lower_ in ("did", "had", "was", "were") for c in tok.children)
                 if subj is not None and past and any(c.dep_ == "neg" for c in tok.children) and any(t.lower_ in TECH_NOUNS for t in subj.subtree):
                     # "the cache key did not include the price version": what went wrong, not
                     # what a thing cannot do ("the CI runners do not support ARM builds").
@@ -415,18 +451,106 @@ def _malfunction(spans: Sequence[Any]) -> bool:
     return False
 
 
+# A taste said as what a person is ("I'm a morning person", "a night owl", "a big believer in
+# boring names"): a noun of disposition after the speaker's "I'm".
+_TASTE_NOUN = re.compile(
+    r"\b(?:i'm|i’m|i am|we're|we’re|we are|he's|she's|he is|she is)\s+(?:not\s+)?(?:a|an|such an?|more of an?|less of an?)\s+"
+    r"(?:[\w-]+\s+){0,2}?(?:person|people|owl|bird|believer|lover|addict|fiend|snob|nut|type)\b", re.I)
+# Verbs whose object is the one who feels ("ropes bore me", "evenings suit me fine").
+_EXPERIENCER_OBJECT = frozenset({"bore", "annoy", "irritate", "bother", "suit", "appeal", "relax", "calm", "stress", "scare", "excite"})
+
+
+def _taste(span: Any) -> bool:
+    """A lasting taste said by the parse: what the speaker does better or best ("I learn much
+    better from audio than from books", "I read best late at night"), what bores or suits
+    them ("ropes bore me"), a choice said as a conditional ("I'd prefer a hybrid", "I'd go
+    with cast iron", "I'd always keep a cash float")."""
+    main = [span.root] + [c for c in span.root.children if c.dep_ == "ccomp" and c.i < span.root.i]
+    for tok in span:
+        if tok.pos_ not in ("VERB", "AUX"):
+            continue
+        subj = next((c for c in tok.children if c.dep_ == "nsubj"), None)
+        lemmas = verb_lemmas(tok.text)
+        if subj is not None and subj.lower_ in _FIRST_SUBJECTS and tok.tag_ in ("VBP", "VB") and tok in main:
+            aux = {c.lower_ for c in tok.children if c.dep_ == "aux"}
+            # ("I'd better renew it" is an obligation, not a taste.)
+            if not aux & {"'d", "’d", "had"} and any(c.lower_ in ("better", "best") and c.dep_ in ("advmod", "acomp") for c in tok.children):
+                return True
+            if aux & {"'d", "’d", "would"} and (lemmas & (_TASTE | {"go", "pick", "choose"}) or any(c.lower_ in HABIT for c in tok.children)):
+                return True
+        if lemmas & _EXPERIENCER_OBJECT and tok.tag_ in ("VBP", "VBZ") and any(c.dep_ == "dobj" and c.lower_ in ("me", "us") for c in tok.children):
+            return True
+    return False
+
+
+def _taste_first(span: Any) -> bool:
+    """The sentence's main clause states a taste or a habit ("I always get carsick in the back,
+    so I'll take the front seat", "I can't stand beetroot, but I'll cope", "I'd rather not move
+    swimming"): what follows it is how the taste is lived with, not a decision of its own."""
+    root = span.root
+    if root.pos_ not in ("VERB", "AUX"):
+        return False
+    first = [root] + [c for c in root.children if c.dep_ in ("ccomp",) and c.i < root.i]
+    for verb in first:
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subj is None or subj.lower_ not in _FIRST_SUBJECTS:
+            continue
+        if any(c.lower_ in HABIT and c.lower_ != "never" for c in verb.children) and verb.tag_ in ("VBP", "VB"):
+            return True
+        text = span.text
+        if verb.i < len(span.doc) and re.search(r"\b(?:'d|’d|would)\s+rather\b|\bcan(?:'t|’t|not)\s+stand\b", text, re.I):
+            window = span.doc[max(span.start, verb.i - 3): verb.i + 2].text.lower()
+            if "rather" in window or "stand" in window:
+                return True
+    return False
+
+
+# The speaker's work under way: "I'm filling in the form now", "I'm still going through the lag
+# graphs", "I'm reading the tenancy renewal this evening".
+_NOW = re.compile(r"\b(?:now|right now|at the moment|still|currently|today|tonight|this (?:morning|afternoon|evening|weekend|week)|after lunch)\b", re.I)
+
+
+def _at_work(span: Any) -> bool:
+    root = span.root
+    if root.tag_ != "VBG" or root.dep_ != "ROOT":
+        return False
+    subj = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    aux = {c.lower_ for c in root.children if c.dep_ == "aux"}
+    if subj is None or subj.lower_ not in ("i", "we") or not aux & {"'m", "am", "'re", "are", "’m", "’re"}:
+        return False
+    lemmas = verb_lemmas(root.text)
+    if lemmas & CHANGE_VERBS or lemmas & {"go"} and any(c.dep_ == "xcomp" for c in root.children):
+        return False  # "I'm putting two water butts on the gutter this weekend": a step taken
+    text = _POLICY.sub("", span.text)
+    if _POLICY.search(span.text) or re.search(r"\b(?:since then|these days|nowadays|anymore|any more|no longer)\b", text, re.I):
+        return False  # "from now on I'm proving it in the oven": a practice, not work under way
+    return bool(_NOW.search(text)) and not _REASON.search(re.sub(r"\bafter lunch\b", "", text, flags=re.I))
+
+
+# A completed act dated a year or more back ("I studied in Osaka in 2015", "I went to the
+# Dolomites after my exams, years ago", "we hired a convertible last summer"): a life's history,
+# not a choice this conversation records.
+_LONG_AGO = re.compile(
+    r"\b(?:(?:a|one|two|three|four|five|six|ten|many|several|\d+|a few|a couple of) years? ago|years ago|last (?:year|summer|winter|spring|autumn|fall)|"
+    r"(?:in|since|back in) (?:19|20)\d\d|when (?:i|we) (?:was|were)|as a (?:kid|child|teenager|student))\b", re.I)
+
+
 def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
     """``classify`` with the parse of the text's sentences: decisions and habits the patterns
     miss, a time word alone does not make a session note (it must be the speaker's own), and a
     failure is a debug log when it is software's or a system's."""
     base = classify(text)
-    if base == MemoryType.DECISION:
+    if base == MemoryType.DECISION and (_DECIDED.search(text) or not any(_taste_first(s) for s in spans)):
         return base
     if base in (MemoryType.SESSION_NOTE, MemoryType.DEBUG_LOG) and _IN_PROGRESS.search(text) and any(p.search(text) for p in SESSION):
         # "Next I'm picking up the PDF export ticket", "I'm working on the flaky login test
         # today": the speaker's work under way, not a choice nor a bug report.
         return MemoryType.SESSION_NOTE
-    if any(_decided(s) for s in spans):
+    if any(_taste_first(s) or _taste(s) for s in spans) or _TASTE_NOUN.search(text):
+        return MemoryType.PREFERENCE
+    if any(_at_work(s) for s in spans):
+        return MemoryType.SESSION_NOTE
+    if not _LONG_AGO.search(text) and any(_decided(s) for s in spans):
         return MemoryType.DECISION
     if base == MemoryType.DEBUG_LOG and not _SOFTWARE_ALONE.search(text) and not _technical(spans):
         # "The boiler broke down", "I failed the oral exam": a failure, not of software.
