@@ -10,11 +10,11 @@ the stored memories are mapped back to their turns. Printed per conversation and
 - named: share of memories that name a participant (who said or did it);
 - the memory types.
 
-`--folds loo` chooses the statement filter's threshold, evidence weight, novelty weight and
-reaction penalty (with `--self`, the self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`,
+`--folds loo` chooses the statement filter's threshold, evidence weight and novelty weight
+(with `--reactions` the reaction penalty, with `--self` the self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`,
 `EVIDENCE_WEIGHT`, `NOVELTY_WEIGHT`, `REACTION_PENALTY`, `SELF_WEIGHT`) on all conversations but
 one and reports the one left out, for each in turn, beside the same folds with the reactions
-dropped and without the novelty count; the memories of one ingest with every candidate kept
+dropped (with `--reactions`) and without the novelty count; the memories of one ingest with every candidate kept
 (the reactions that carry something too, flagged) are filtered by the margin, evidence, new
 words, reaction flag and turn's first-person count each one carries, so the sweep costs one
 ingest per conversation. A near-duplicate the write path did not store counts for a setting
@@ -443,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--curve", action="store_true", help="held-out figures over a range of cited weights")
     ap.add_argument("--signals", action="store_true", help="turn-level AUC of the strength and of context signals")
     ap.add_argument("--self", action="store_true", dest="self_", help="also sweep the self weight (off as shipped)")
+    ap.add_argument("--reactions", action="store_true", help="also sweep the reaction penalty (infinite as shipped)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
@@ -466,27 +467,29 @@ def main(argv: list[str] | None = None) -> int:
     default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT, extract.SELF_WEIGHT, extract.NOVELTY_WEIGHT,
                extract.REACTION_PENALTY)
     self_weights = SELF_WEIGHTS if args.self_ else [extract.SELF_WEIGHT]
+    penalties = REACTION_PENALTIES if args.reactions else [extract.REACTION_PENALTY]
     insample = [measure(r, *default) for r in runs]
     out: dict[str, Any] = {"threshold": default[0], "evidence_weight": default[1], "self_weight": default[2],
                            "novelty_weight": default[3], "reaction_penalty": default[4],
                            "in_sample": {r["id"]: row for r, row in zip(runs, insample, strict=True)},
-                           "in_sample_pooled": pooled(insample), "all_runs_choose": choose(runs, args.cited_weight, self_weights),
+                           "in_sample_pooled": pooled(insample), "all_runs_choose": choose(runs, args.cited_weight, self_weights, None, penalties),
                            "no_margin_pooled": pooled([measure(r, -INF) for r in runs]),
                            "no_margin_reactions_pooled": pooled([measure(r, -INF, reaction_penalty=0.0) for r in runs])}
     if args.folds == "loo" and len(runs) >= 2:
-        held, chosen = loo(runs, args.cited_weight, self_weights)
+        held, chosen = loo(runs, args.cited_weight, self_weights, None, penalties)
         out["loo"] = {r["id"]: row for r, row in zip(runs, held, strict=True)}
         out["loo_thresholds"] = {r["id"]: tw for r, tw in zip(runs, chosen, strict=True)}
         out["loo_pooled"] = pooled(held)
         # The same folds with the parse's reactions dropped (as before they were weighed), and
         # without the novelty count or reactions either, for comparison.
-        out["loo_no_reactions_pooled"] = pooled(loo(runs, args.cited_weight, self_weights, None, [INF])[0])
+        if penalties != [INF]:
+            out["loo_no_reactions_pooled"] = pooled(loo(runs, args.cited_weight, self_weights, None, [INF])[0])
         out["loo_no_novelty_pooled"] = pooled(loo(runs, args.cited_weight, [0.0], [0.0], [INF])[0])
         if self_weights != [0.0]:
-            out["loo_no_self_pooled"] = pooled(loo(runs, args.cited_weight, [0.0])[0])
+            out["loo_no_self_pooled"] = pooled(loo(runs, args.cited_weight, [0.0], None, penalties)[0])
         if args.curve:
-            out["curve"] = {w: pooled(loo(runs, w, self_weights)[0]) for w in CURVE}
-            out["curve_no_reactions"] = {w: pooled(loo(runs, w, self_weights, None, [INF])[0]) for w in CURVE}
+            out["curve"] = {w: pooled(loo(runs, w, self_weights, None, penalties)[0]) for w in CURVE}
+            out["curve_no_novelty"] = {w: pooled(loo(runs, w, [0.0], [0.0], [INF])[0]) for w in CURVE}
     if args.json:
         print(json.dumps(out, default=lambda o: None, indent=1))
         return 0
@@ -506,16 +509,18 @@ def main(argv: list[str] | None = None) -> int:
             t, w, sw, nw, rp = out["loo_thresholds"][r["id"]]
             print(fmt_row(str(r["id"]), row, f"t={t:+.3f} w={w:.2f} s={sw:.2f} n={nw:.2f} r={rp:.2f}  "))
         print(fmt_row("pooled", out["loo_pooled"]))
-        print(fmt_row("pooled, r=inf", out["loo_no_reactions_pooled"], "(reactions dropped) "))
+        if "loo_no_reactions_pooled" in out:
+            print(fmt_row("pooled, r=inf", out["loo_no_reactions_pooled"], "(reactions dropped) "))
         print(fmt_row("pooled, n=0", out["loo_no_novelty_pooled"], "(no novelty, no self, reactions dropped) "))
         if "loo_no_self_pooled" in out:
             print(fmt_row("pooled, s=0", out["loo_no_self_pooled"], "(self weight 0) "))
         if "curve" in out:
             print("\nheld-out trade-off (pooled LOO) by the cost of a lost cited turn")
             for w, row in out["curve"].items():
-                old = out["curve_no_reactions"][w]
+                old = out["curve_no_novelty"][w]
                 print(f"  cited weight {w:4}: cited kept {row['cited_kept']:.3f}  uncited kept {row['uncited_kept']:.3f}  "
-                      f"mem/turn {row['per_kept_turn']:.2f}   (reactions dropped: {old['cited_kept']:.3f} / {old['uncited_kept']:.3f})")
+                      f"mem/turn {row['per_kept_turn']:.2f}   (no novelty, no self, reactions dropped: "
+                      f"{old['cited_kept']:.3f} / {old['uncited_kept']:.3f})")
     if args.signals:
         print_signals(runs, default[1], default[2], default[3], default[4])
         if len(runs) >= 2:

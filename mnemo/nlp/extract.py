@@ -91,7 +91,7 @@ NOVELTY_WEIGHT = 0.08
 # the last NOVELTY_TURNS turns: "Thanks for driving me to the clinic on Friday!") becomes a
 # candidate of its own, scored like any other less the penalty; a bare one ("That's so cool!")
 # is dropped and never embedded. Infinite (as shipped): every reaction dropped by the parse, as
-# before. Swept by the folds (scripts/eval_extract.py --folds loo, penalties inf, 0.3 ... 0) on
+# before. Swept by the folds (scripts/eval_extract.py --folds loo --reactions: inf, 0.3 ... 0) on
 # the LoCoMo dev set it is the better separator held out (turn AUC with the weights chosen on the
 # other two: 0.830 / 0.819 / 0.783 -> 0.830 / 0.835 / 0.796; the folds chose 0.0, 0.20, 0.15),
 # but not the better filter: held out, pooled, 0.833 / 0.450 (cited / uncited kept, 1.21
