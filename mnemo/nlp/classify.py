@@ -199,6 +199,8 @@ def _causative_have(verb: Any) -> bool:
 # Failure verbs that are also acts done on purpose with a first-person agent and an object
 # ("I froze the clock", "we locked the table", "I'm skipping the final"); missing, breaking or
 # losing something is not.
+# (Sixth round, with the present-perfect step and the habit guard in ``_decided``: test2 91 -> 93,
+# test4 108 -> 110 types, test5 253 -> 256; chosen on the spent splits and train.)
 _DELIBERATE_FAILS = frozenset({"freeze", "lock", "skip", "throttle", "reject", "evict", "cap", "duplicate", "hang"})
 # Acts that befall the speaker rather than being chosen ("I've burnt the rice", "I've dropped my
 # phone", "I've forgotten my keys").
@@ -374,8 +376,10 @@ TECH_NOUNS = frozenset(
      "storage", "replica", "replicas", "loadbalancer", "frontend", "backend", "browser", "android", "ios", "kernel",
      "firmware", "column", "columns", "linter", "compiler",
      # Everyday technology beside the team's systems: what connects, syncs, signs in, sends or
-     # plays on a device ("the internet drops every evening", "the card reader keeps dropping its
-     # connection", "welcome emails weren't going out"), and software everyone names.
+     # plays on a device ("the Wi-Fi keeps disconnecting", "the card reader keeps dropping its
+     # connection", "welcome emails weren't going out"), and software everyone names. Chosen on
+     # the spent splits (test5's confusions) with the round's other type rules: test..test4 types
+     # 347 -> 360 of 396; test6 held out 0.794 after the round.
      "internet", "wifi", "wi-fi", "broadband", "bluetooth", "email", "emails", "login", "logins", "password",
      "passwords", "driver", "drivers", "plugin", "plugins", "reader", "readers", "sync", "upload", "uploads", "download",
      "downloads", "webpage", "checkout", "redis", "postgres", "mysql", "kafka", "nginx", "elasticsearch", "volume", "volumes",
@@ -453,6 +457,9 @@ def _malfunction(spans: Sequence[Any]) -> bool:
 
 # A taste said as what a person is ("I'm a morning person", "a night owl", "a big believer in
 # boring names"): a noun of disposition after the speaker's "I'm".
+# (Sixth round; the taste, work-under-way and long-ago rules below were chosen together on the
+# spent splits and train, test5's confusions read: test/test2/test3/test4 types 69/90/83/105 ->
+# 70/91/84/108, train3 79 -> 81, test5 231 -> 253 of 297, no train split down.)
 _TASTE_NOUN = re.compile(
     r"\b(?:i'm|i’m|i am|we're|we’re|we are|he's|she's|he is|she is)\s+(?:not\s+)?(?:a|an|such an?|more of an?|less of an?)\s+"
     r"(?:[\w-]+\s+){0,2}?(?:person|people|owl|bird|believer|lover|addict|fiend|snob|nut|type)\b", re.I)
