@@ -91,10 +91,11 @@ class RecallSettings:
     # dev): 0.7 chosen in 3 of 3 folds for every path at once; held out with one setting, turns 0.794 -> 0.809,
     # ingest 0.770 -> 0.780, observations 0.681 -> 0.686 (README, "Evidence recall on LoCoMo conversations").
     specificity: float = 0.7
-    # Maximal marginal relevance over the k results (rerank.diversify); 0 = off. 0.3 (grid 0/0.3, and 0.5 in an
-    # earlier grid) was chosen in 3 of 3 leave-one-out folds on the turn paths and for every path at once: turns
-    # 0.762 -> 0.765 in-sample (0.744 -> 0.751 without the answer share), ingest 0.668 -> 0.670, observations even.
-    diversity: float = 0.3
+    # Maximal marginal relevance over the k results (rerank.diversify); 0 = off. Off since the specificity came in:
+    # on the leave-one-out grid (0/0.3 x the other settings, LoCoMo dev, four paths) the folds for every path at once
+    # chose 0 in 3 of 3 (held out with one setting turns 0.809, ingest 0.780, observations 0.686; in-sample with 0.3
+    # instead: 0.805 / 0.777 / 0.690). Before the specificity, 0.3 was chosen (turns 0.762 -> 0.765 in-sample).
+    diversity: float = 0.0
     floor: float = 0.2  # vector-only candidates need cosine above this (MIRA ρ > 0.6) (rerank.py)
     rerank_weight: float = 0.1  # weight of retention/importance in the final score; 0 = off (rerank.py)
     duplicate_cosine: float = 0.92  # hits this similar to a better one are collapsed (rerank.py)
