@@ -120,6 +120,16 @@ def verb_lemmas(word: str) -> set[str]:
     return out
 
 
+def _subject(verb: Any) -> Any:
+    """The verb's nominal subject, or None."""
+    return next((c for c in verb.children if c.dep_ == "nsubj"), None)
+
+
+def _auxes(verb: Any) -> set[str]:
+    """The verb's auxiliaries, lower-cased ("'ve", "would", "am")."""
+    return {c.lower_ for c in verb.children if c.dep_ == "aux"}
+
+
 def _first_person_agent(verb: Any) -> bool:
     subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subj is None and verb.dep_ == "ROOT" and verb.tag_ == "VBD" and verb.i == verb.sent.start:
@@ -239,7 +249,7 @@ def _decided(span: Any) -> bool:
             return True  # "as a result, all amounts are now a Money type": the state it was changed to
         if purpose and tok.pos_ == "VERB" and _first_person_agent(tok) and not lemmas & {"be", "have", "feel", "think", "know", "seem"}:
             return True  # "to avoid a repeat, I'm working with a trainer": an act taken for a purpose
-        subj = next((c for c in tok.children if c.dep_ == "nsubj"), None)
+        subj = _subject(tok)
         if now and tok.pos_ == "VERB" and tok.tag_ == "VBP" and subj is not None and subj.pos_ == "NOUN" and not lemmas & STATE_VERBS:
             return True  # "staging alerts go to a Slack channel now": a practice that changed, not a thing's state
         if lemmas & {"end"} and any(c.dep_ == "prt" and c.lower_ == "up" for c in tok.children) and _first_person_agent(tok):
@@ -336,7 +346,7 @@ def _habit(span: Any) -> bool:
     for tok in span:
         verb = tok.head
         if _frequency(tok) and verb.pos_ in ("VERB", "AUX") and verb.tag_ in ("VBP", "VBZ", "VB"):
-            subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+            subj = _subject(verb)
             if subj is None:
                 continue
             # A person's habit ("I always ...", "my dad always ..."), not a thing's ("tours usually
@@ -434,7 +444,7 @@ def _malfunction(spans: Sequence[Any]) -> bool:
                 prt = {c.lower_ for c in tok.children if c.dep_ in ("prt", "advmod")}
                 if any(_PARTICLE_FAILS.get(lem) in prt for lem in lemmas):
                     return True  # "ran out", "filled up", "falls over", "went down"
-                subj = next((c for c in tok.children if c.dep_ == "nsubj"), None)
+                subj = _subject(tok)
                 if subj is not None and lemmas & _RISE_VERBS and any(t.lower_ in _METRICS for t in subj.subtree):
                     return True  # "query latency jumped to 900 ms"
                 if lemmas & _DROPS and not any(c.dep_ == "dobj" for c in tok.children):
@@ -449,7 +459,7 @@ def _malfunction(spans: Sequence[Any]) -> bool:
                     continue  # "off by 3%", not "turned off"
                 return True
             if low == "never" and tok.head.pos_ == "VERB":
-                subj = next((c for c in tok.head.children if c.dep_ == "nsubj"), None)
+                subj = _subject(tok.head)
                 if subj is not None and (subj.lower_ in TECH_NOUNS or subj.lower_ in ("that", "which")):
                     return True  # "a thumbnail cache that never evicts"
     return False
@@ -476,10 +486,10 @@ def _taste(span: Any) -> bool:
     for tok in span:
         if tok.pos_ not in ("VERB", "AUX"):
             continue
-        subj = next((c for c in tok.children if c.dep_ == "nsubj"), None)
+        subj = _subject(tok)
         lemmas = verb_lemmas(tok.text)
         if subj is not None and subj.lower_ in _FIRST_SUBJECTS and tok.tag_ in ("VBP", "VB") and tok in main:
-            aux = {c.lower_ for c in tok.children if c.dep_ == "aux"}
+            aux = _auxes(tok)
             # ("I'd better renew it" is an obligation, not a taste.)
             if not aux & {"'d", "’d", "had"} and any(c.lower_ in ("better", "best") and c.dep_ in ("advmod", "acomp") for c in tok.children):
                 return True
@@ -499,7 +509,7 @@ def _taste_first(span: Any) -> bool:
         return False
     first = [root] + [c for c in root.children if c.dep_ in ("ccomp",) and c.i < root.i]
     for verb in first:
-        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        subj = _subject(verb)
         if subj is None or subj.lower_ not in _FIRST_SUBJECTS:
             continue
         if any(c.lower_ in HABIT and c.lower_ != "never" for c in verb.children) and verb.tag_ in ("VBP", "VB"):
@@ -521,8 +531,8 @@ def _at_work(span: Any) -> bool:
     root = span.root
     if root.tag_ != "VBG" or root.dep_ != "ROOT":
         return False
-    subj = next((c for c in root.children if c.dep_ == "nsubj"), None)
-    aux = {c.lower_ for c in root.children if c.dep_ == "aux"}
+    subj = _subject(root)
+    aux = _auxes(root)
     if subj is None or subj.lower_ not in ("i", "we") or not aux & {"'m", "am", "'re", "are", "’m", "’re"}:
         return False
     lemmas = verb_lemmas(root.text)
