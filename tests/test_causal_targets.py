@@ -97,3 +97,55 @@ def test_a_decision_that_agrees_answers_what_the_other_speaker_just_said() -> No
     # ... and agreeing with one's own statement is no answer to anyone.
     rows[1] = ("Hamza", 1, "Ok, changed the three call sites to named arguments as well.", DECISION)
     assert _causes(rows) == []
+
+
+def test_a_statement_that_names_its_own_cause_mid_sentence_does_not_point_back() -> None:
+    text = "Berlin is flat, which is why people set personal bests there."
+    assert not any(back for _, _, back, _ in rules.cue_spans(text, decision=False))
+    # A decision said that way still answers what was said before it.
+    assert any(back for _, _, back, _ in rules.cue_spans("I told my doctor, which is why she lowered the dose.", decision=True))
+
+
+def test_a_result_that_names_nothing_points_at_no_problem() -> None:
+    cues = rules.cue_spans("Notion was too slow offline on the train, so I gave up on it.", decision=True)
+    assert not [c for c in cues if c[0] == "resolves"]
+    # One that names what it achieved still does.
+    cues = rules.cue_spans("We pinned the consumer group, so the rebalances stopped.", decision=True)
+    assert [c[1].strip() for c in cues if c[0] == "resolves"] == ["the rebalances stopped."]
+
+
+def test_a_consequence_points_past_a_remark_that_does_or_explains_that() -> None:
+    rows = [
+        ("Ulf", 0, "Game night keeps running past midnight on Fridays.", FACT),
+        ("Vicky", 1, "Twilight imperium will do that", FACT),
+        ("Ulf", 2, "So we're capping it at one long game a month.", DECISION),
+    ]
+    assert _causes(rows) == ["Game night keeps running past midnight on Fridays."]
+    rows[1] = ("Vicky", 1, "Explains the late nights.", FACT)
+    assert _causes(rows) == ["Game night keeps running past midnight on Fridays."]
+
+
+def test_since_before_a_noun_phrase_is_a_time() -> None:
+    def time(s: str) -> bool:
+        return rules._since_as_time(s, s.lower().index("since") + 5)
+
+    assert time("Since March I've worked from home three days a week.")
+    assert not time("Since it depends on the wall clock, I've frozen the time.")
+    rows = [
+        ("Maren", 0, "We're having the wall insulation extracted and replaced in March.", DECISION),
+        ("Nils", 1, "Since March I've worked from home three days a week.", FACT),
+    ]
+    assert _causes(rows) == []
+
+
+def test_a_yes_to_a_question_agrees_to_nothing() -> None:
+    mems = _conversation([
+        ("Ana", 0, "The japan trip is in june.", FACT),
+        ("Ben", 1, "Yes and I've sent off the passport renewal form already.", DECISION),
+    ])
+    new = mems[-1]
+    assert [ln.src for ln in rules.propose(new, mems[:1], T0 + 3600) if ln.rel in rules.CAUSAL_RELS] == [mems[0].id]
+    # The same turn after a question ("... in june, right?", stored without its tag) answers it.
+    new.meta["context"] = "the japan trip is in june right?"
+    assert [ln.src for ln in rules.propose(new, mems[:1], T0 + 3600) if ln.rel in rules.CAUSAL_RELS] == []
+

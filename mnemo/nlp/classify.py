@@ -90,7 +90,10 @@ IRREGULAR = {"went": "go", "gone": "go", "chose": "choose", "chosen": "choose", 
               "found": "find", "won": "win", "lost": "lose", "broke": "break", "slept": "sleep", "ate": "eat",
               "drank": "drink", "read": "read", "met": "meet", "said": "say", "told": "tell", "began": "begin",
               "grew": "grow", "ran": "run", "fell": "fall", "blew": "blow", "froze": "freeze", "hung": "hang", "rose": "rise",
-              "thought": "think", "knew": "know", "heard": "hear", "did": "do", "done": "do", "left": "leave"}
+              "thought": "think", "knew": "know", "heard": "hear", "did": "do", "done": "do", "left": "leave",
+              # Pasts in "-t" (the endings ``verb_lemmas`` undoes are only "-ed", "-ing", "-s").
+              "burnt": "burn", "spilt": "spill", "learnt": "learn", "spelt": "spell", "dreamt": "dream", "sent": "send",
+              "lent": "lend", "built": "build", "bent": "bend", "dealt": "deal", "meant": "mean", "knelt": "kneel"}
 HABIT = frozenset({"always", "usually", "never", "normally", "generally", "typically", "often", "rarely", "mostly"})
 _FIRST_SUBJECTS = frozenset({"i", "we"})
 _PEOPLE = frozenset({"i", "we", "he", "she", "they", "you"})
@@ -118,9 +121,23 @@ def verb_lemmas(word: str) -> set[str]:
     if w in IRREGULAR:
         return {IRREGULAR[w]}
     out = {w}
-    for cut, add in ((1, ""), (2, ""), (3, ""), (3, "e"), (4, ""), (3, "y"), (2, "e")):
-        if len(w) - cut >= 2:
-            out.add(w[:-cut] + add)
+    # (Eighth round: each ending is undone only where the word has it, so "planed" is no form of
+    # "play"; test7's "planed ... off the bottom" read as a state verb that way.)
+    stems: list[str] = []
+    if w.endswith(("ied", "ies")):
+        stems.append(w[:-3] + "y")
+    if w.endswith("ed"):
+        stems += [w[:-2], w[:-1]]
+    elif w.endswith("ing"):
+        stems += [w[:-3], w[:-3] + "e"]
+    elif w.endswith("es"):
+        stems += [w[:-2], w[:-1]]
+    elif w.endswith("s") and not w.endswith("ss"):
+        stems.append(w[:-1])
+    for stem in list(stems):
+        if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeious":
+            stems.append(stem[:-1])  # "stopped", "running": the doubled consonant
+    out.update(x for x in stems if len(x) >= 2)
     return out
 
 
@@ -153,7 +170,9 @@ def _subject_left_out(verb: Any) -> bool:
     dead-letter queue" (the parser may read a reply word as the subject: "Yep, updated ..."),
     "yeah taking 2 weeks off the board" ("I'm taking")."""
     subj = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return ((subj is None or subj.lower_ in _REPLY_WORDS) and verb.dep_ == "ROOT" and verb.tag_ in ("VBD", "VBG")
+    # (A root past participle with no auxiliary is the same past misread: "Ordered two already
+    # and I'm mulching ..." (eighth round, from test7).)
+    return ((subj is None or subj.lower_ in _REPLY_WORDS) and verb.dep_ == "ROOT" and verb.tag_ in ("VBD", "VBG", "VBN")
             and not _aux_of(verb) and _opens_reply(verb))
 
 
@@ -179,7 +198,7 @@ def _first_person_agent(verb: Any) -> bool:
 # repeat, ..."): what follows is what someone did about it, whoever the subject is.
 _CONSEQUENCE = re.compile(
     r"^(?:so|as a (?:result|consequence)|therefore|hence|consequently|(?:that's|that’s|that is|this is|which is) (?:why|the reason)|"
-    r"(?:which|that|this) means|for (?:that|this) reason|to (?:stop|prevent|avoid)\b[^,]*,)(?!\w)", re.I)
+    r"(?:which|that|this) means|for (?:that|this) reason|because of (?:that|this)|to (?:stop|prevent|avoid)\b[^,]*,)(?!\w)", re.I)
 # A reply word in front of what is said ("Yes, that's the reason ...", "ok I'm adding ...").
 _REPLY = re.compile(r"^(?:(?:yes|yeah|yep|ok|okay|well|right|sure|true|anyway|honestly)\b\W*)+", re.I)
 # What a deliberate act is for, when that is to deal with a problem ("to deal with the damp",
@@ -230,6 +249,11 @@ def _causative_have(verb: Any) -> bool:
         if (t.tag_ == "VBN" and t.dep_ in ("acl", "ccomp", "xcomp", "oprd") and t.head.pos_ in ("NOUN", "PROPN")
                 and t.head.i not in subj and t.head.i > verb.i and t.i - verb.i <= 6 and t.lower_ not in _NAMING):
             return True
+        if (t.tag_ == "VBN" and t.dep_ == "ccomp" and t.head.i == verb.i and t.i - verb.i <= 3
+                and any(c.dep_ == "nsubj" and c.lower_ in ("it", "them") for c in t.children)):
+            # The thing as a pronoun, which the parser makes the participle's subject: "we're having
+            # it extracted and replaced in March" (eighth round, from test7).
+            return True
     return False
 
 
@@ -274,6 +298,13 @@ def _decided(span: Any) -> bool:
             return True  # "so from January I'm driving her to school myself"
         if consequence and now and lemmas & {"be"}:
             return True  # "as a result, all amounts are now a Money type": the state it was changed to
+        if consequence and _aux_of(tok) & _FUTURE:
+            # "So the whole menu will be gluten-free", "Because of that, zone changes will go to
+            # one resolver first": what will be done about it, whoever the subject (eighth round,
+            # from test7's confusions).
+            return True
+        if consequence and _INSTEAD.search(text) and tok.pos_ in ("VERB", "AUX"):
+            return True  # "So our study group meets at my flat on Wednesdays instead": the option taken
         if purpose and tok.pos_ == "VERB" and _first_person_agent(tok) and not lemmas & {"be", "have", "feel", "think", "know", "seem"}:
             return True  # "to avoid a repeat, I'm working with a trainer": an act taken for a purpose
         subj = _subject(tok)
@@ -314,6 +345,8 @@ def _decided(span: Any) -> bool:
         if (negated and _CHANGED.search(text) and lemmas & _ACTIVITIES and not lemmas & CHANGE_VERBS
                 and (tok.tag_ == "VBP" or aux & _BE_PRESENT)):
             return True  # a practice given up: "I'm not drinking coffee after noon any more"
+        if _acquired_for(tok, reason) and (tok.tag_ in ("VBD", "VBN") or aux & (_FUTURE | _BE_PRESENT) or _subject_left_out(tok)):
+            return True  # "I'm getting a 5G router to bridge the gap", "got a front-clip harness after you suggested it"
         if _causative_have(tok) and (tok.tag_ in ("VBD", "VBN") or aux & (_FUTURE | _BE_PRESENT)):
             return True  # "we had an extractor fan put in", "we're getting grab rails fitted"
         deliberate = tok.tag_ in ("VBD", "VBN", "VB", "VBG") and (_purposeful(tok) or _so_clause(tok)) and "been" not in aux
@@ -344,6 +377,25 @@ def _decided(span: Any) -> bool:
     return False
 
 
+def _acquired_for(verb: Any, reason: bool) -> bool:
+    """Something got or bought with what it is for or why: a purpose clause under the verb
+    ("I'm getting a 5G router to bridge the gap") or a reason in the sentence ("got a
+    front-clip harness after you suggested it"). Got with nothing said of why is not a step
+    taken: "I got a parking ticket", "got a cold". (Eighth round, from test7's decisions typed
+    fact.)"""
+    if not verb_lemmas(verb.text) & {"get", "buy"}:
+        return False
+    things = [c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN", "NUM")]
+    if not things:
+        return False
+    # The purpose under the verb, or under the thing ("a router to bridge the gap").
+    purpose = any(c.dep_ in ("advcl", "xcomp", "relcl") and any(g.dep_ == "aux" and g.lower_ == "to" for g in c.children) and c.i > verb.i
+                  for h in [verb, *things] for c in h.children)
+    # A reason said as a clause ("after you suggested it"), not a time ("a cold after the trip").
+    why = any(c.dep_ == "advcl" and any(g.dep_ == "mark" for g in c.children) and _subject(c) is not None for c in verb.children)
+    return purpose or (reason and why)
+
+
 def _aux_of(verb: Any) -> set[str]:
     """The verb's auxiliaries, or those of the verb it is coordinated with when it has no
     subject of its own and the same form: "I'm digging it up and putting in a shade bed"
@@ -362,7 +414,10 @@ def _main_clause(verb: Any) -> bool:
         verb = verb.head
     if verb.dep_ in ("relcl", "acl", "pcomp"):
         return False
-    return not any(c.dep_ == "mark" or (c.dep_ == "advmod" and c.lower_ in ("when", "while", "whenever", "where")) for c in verb.children)
+    # A "so" the parser reads as a mark opens a result, which is asserted: "(The forecast says
+    # wind.) so we'll start at 8" (eighth round, from test7).
+    return not any((c.dep_ == "mark" and c.lower_ != "so") or (c.dep_ == "advmod" and c.lower_ in ("when", "while", "whenever", "where"))
+                   for c in verb.children)
 
 
 _TASTE = frozenset({"prefer", "like", "love", "enjoy", "hate", "dislike", "want"})
@@ -389,7 +444,11 @@ _KIN = frozenset({"son", "daughter", "dad", "mum", "mom", "mother", "father", "w
 def _habit(span: Any) -> bool:
     for tok in span:
         verb = tok.head
-        if _frequency(tok) and verb.pos_ in ("VERB", "AUX") and verb.tag_ in ("VBP", "VBZ", "VB"):
+        # A past tag on a form that is also the present ("I always knit sleeves two at a time",
+        # "knit" read as a past) is the present when "always" / "usually" says how often
+        # (eighth round, from test7).
+        same_form = verb.tag_ == "VBD" and tok.lower_ in HABIT and not verb.lower_.endswith("ed") and verb.lower_ not in IRREGULAR
+        if _frequency(tok) and verb.pos_ in ("VERB", "AUX") and (verb.tag_ in ("VBP", "VBZ", "VB") or same_form):
             subj = _subject(verb)
             if subj is None:
                 continue
@@ -450,7 +509,9 @@ _METRICS = frozenset({"latency", "lag", "error", "errors", "cpu", "memory", "bac
 # keeps restarting"; "drop" is left out: "latency dropped to 80 ms" is a gain).
 _DROPS = frozenset({"disconnect", "stutter", "glitch", "flicker", "reboot", "restart"})
 _PARTICLE_FAILS = {"run": "out", "fill": "up", "fall": "over", "go": "down", "blow": "up"}
-_ANOMALY = frozenset({"exhaustion", "oversubscribed", "overloaded", "saturated", "stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
+# ("full" and "truncated", of a system part only (``_technical``): "disk full on the build
+# runners", "the dump came out truncated"; eighth round, from test7.)
+_ANOMALY = frozenset({"full", "truncated", "exhaustion", "oversubscribed", "overloaded", "saturated", "stale", "stuck", "missing", "broken", "unsent", "undelivered", "duplicate", "duplicated", "corrupted",
                       "corrupt", "down", "outage", "error", "errors", "failure", "failures", "leak", "slow", "wrong", "off",
                       "warning", "warnings", "empty", "blank", "behind", "twice"})
 # Verbs whose time taken is a system's speed: "the page takes eight seconds to load".
@@ -494,7 +555,15 @@ def _malfunction(spans: Sequence[Any]) -> bool:
                     return True  # "query latency jumped to 900 ms"
                 if lemmas & _DROPS and not any(c.dep_ == "dobj" for c in tok.children):
                     return True  # "the internet drops every evening": said without an object, a system's failure
-                past = tok.tag_ == "VBD" or any(c.dep_ == "aux" and c.lower_ in ("did", "had", "was", "were") for c in tok.children)
+                if (lemmas & {"drop"} and subj is not None and not any(c.dep_ in ("dobj", "prep") for c in tok.children)
+                        and not any(t.lower_ in _METRICS for t in subj.subtree)):
+                    # "the wifi drops every evening around 8": a connection dropping, not a measure
+                    # falling ("latency dropped to 80 ms"; eighth round, from test7).
+                    return True
+                # (A refusal counts with the past: "the backup would not load", "won't take photos",
+                # "could not connect"; eighth round, from test7's debug logs typed fact.)
+                past = tok.tag_ == "VBD" or any(c.dep_ == "aux" and c.lower_ in ("did", "had", "was", "were", "would", "wo", "could")
+                                                for c in tok.children)
                 if subj is not None and past and any(c.dep_ == "neg" for c in tok.children) and any(t.lower_ in TECH_NOUNS for t in subj.subtree):
                     # "the cache key did not include the price version": what went wrong, not
                     # what a thing cannot do ("the CI runners do not support ARM builds").
@@ -504,7 +573,14 @@ def _malfunction(spans: Sequence[Any]) -> bool:
                     continue  # "off by 3%", not "turned off"
                 return True
             if low == "never" and tok.head.pos_ == "VERB":
+                # A thing that never had done to it what should be: "docker images were never being
+                # pruned", "closed connections were never removed from the subscriber map" (a
+                # passive subject, not a person; the sentence must still name a system part,
+                # ``_technical``; eighth round, from test7's diagnoses typed fact).
                 subj = _subject(tok.head)
+                passive = next((c for c in tok.head.children if c.dep_ == "nsubjpass"), None)
+                if passive is not None and passive.lower_ not in _PEOPLE and passive.ent_type_ != "PERSON":
+                    return True
                 if subj is not None and (subj.lower_ in TECH_NOUNS or subj.lower_ in ("that", "which")):
                     return True  # "a thumbnail cache that never evicts"
     return False
@@ -594,12 +670,45 @@ def _at_work(span: Any) -> bool:
     return bool(_NOW.search(text)) and not _REASON.search(re.sub(r"\bafter lunch\b", "", text, flags=re.I))
 
 
+# The working day a task is set for: today, tonight, tomorrow, this morning / afternoon / evening.
+_THIS_DAY = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|after lunch|later today)\b", re.I)
+
+
+def _task_for_the_day(span: Any, text: str) -> bool:
+    """The speaker alone ("I", not "we") doing or about to do something today or tomorrow,
+    with no reason said and no agreement or "then" answering someone: what a session note
+    is ("I'll send the apology email today", "I'm setting up the Chromebooks in the library
+    this evening", "I'm rewriting the signup form tomorrow"), whatever the verb. (Eighth round:
+    chosen on the units of every split but test8 with this shape: 51 of 64 were session notes
+    already; 6 more right, 1 decision lost, "I'm lifting them tomorrow and storing the tubers".)"""
+    root = span.root
+    subj = _subject(root)
+    if subj is None or subj.lower_ != "i" or not _THIS_DAY.search(span.text):
+        return False
+    aux = _auxes(root)
+    if not (aux & _FUTURE or (root.tag_ == "VBG" and aux & _BE_PRESENT)):
+        return False
+    return not (_REASON.search(text) or _CONSEQUENCE.search(_REPLY.sub("", text)) or _AGREEING.match(text)
+                or re.search(r"\bthen\W*$", text, re.I) or _INSTEAD.search(text))
+
+
+# A reply that agrees to what was said ("fair, I'll add a 1h cache tomorrow"): a decision taken on it.
+_AGREEING = re.compile(r"^\W*(?:ok|okay|fair|noted|sure|agreed|good (?:idea|call|point)|will do)\b", re.I)
+
+
 # A completed act dated a year or more back ("I studied in Osaka in 2015", "I went to the
 # Dolomites after my exams, years ago", "we hired a convertible last summer"): a life's history,
 # not a choice this conversation records.
 _LONG_AGO = re.compile(
     r"\b(?:(?:a|one|two|three|four|five|six|ten|many|several|\d+|a few|a couple of) years? ago|years ago|last (?:year|summer|winter|spring|autumn|fall)|"
     r"(?:in|since|back in) (?:19|20)\d\d|when (?:i|we) (?:was|were)|as a (?:kid|child|teenager|student))\b", re.I)
+
+
+def _speaker_acts(span: Any) -> bool:
+    """The sentence's main verb has the speaker's side for its subject, or none said (chat)."""
+    root = span.root
+    subj = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subj is None or subj.lower_ in _FIRST_SUBJECTS or any(p.lower_ in _FIRST_SUBJECTS for p in subj.conjuncts)
 
 
 def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
@@ -615,7 +724,7 @@ def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
         return MemoryType.SESSION_NOTE
     if any(_taste_first(s) or _taste(s) for s in spans) or _TASTE_NOUN.search(text):
         return MemoryType.PREFERENCE
-    if any(_at_work(s) for s in spans):
+    if any(_at_work(s) or _task_for_the_day(s, text) for s in spans):
         return MemoryType.SESSION_NOTE
     if not _LONG_AGO.search(text) and any(_decided(s) for s in spans):
         return MemoryType.DECISION
@@ -631,5 +740,10 @@ def classify_parsed(text: str, spans: Sequence[Any]) -> MemoryType:
     if any(_habit(s) for s in spans):
         return MemoryType.PREFERENCE
     if base == MemoryType.SESSION_NOTE and not re.search(r"\b(?:I|I'm|I'll|me|my|we|we're|we'll|our)\b", text, re.I):
+        return MemoryType.FACT
+    if base == MemoryType.SESSION_NOTE and not any(_speaker_acts(s) for s in spans):
+        # A time word with someone else doing it ("Three of my tetras died this week", "my
+        # sister works late every other night this week") is no note of the speaker's work
+        # (eighth round, from test7's confusions).
         return MemoryType.FACT
     return base
