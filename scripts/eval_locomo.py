@@ -94,7 +94,7 @@ ABLATIONS = {
 DEFAULT_GRID = {
     "recall.intent": ["recall", "general"],
     "recall.diversity": [0.3, 0.0],
-    "recall.time_scope": [1.0, 0.0],
+    "recall.time_scope": [2.0, 0.0],
     "recall.name_boost": [1.0, 0.0],
     "recall.specificity": [0.7, 0.0],
 }
