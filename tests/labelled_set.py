@@ -86,13 +86,14 @@ def parse(text: str) -> list[Conversation]:
     return convs
 
 
-SPLITS = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6")
-HELD_OUT = ("test", "test2", "test3", "test4", "test5", "test6")
+SPLITS = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6",
+          "test7")
+HELD_OUT = ("test", "test2", "test3", "test4", "test5", "test6", "test7")
 
 
 def load(split: str) -> list[Conversation]:
     """``split`` is ``train``, ``train2``, ``train3`` or ``train4`` (rules are developed on these),
-    ``test``, ``test2``, ``test3``, ``test4``, ``test5`` or ``test6`` (held out), or several joined by commas."""
+    ``test``, ``test2``, ``test3``, ``test4``, ``test5``, ``test6`` or ``test7`` (held out), or several joined by commas."""
     out: list[Conversation] = []
     for name in split.split(","):
         if name not in SPLITS:

@@ -69,3 +69,17 @@ def test_instead_points_back_only_when_no_reason_is_named() -> None:
     named = _rels("Due to the strike, I've booked a hire car from Bologna instead.")
     assert ("because", "the strike", False) in named
     assert not any(back for _, _, back in named)
+
+
+def test_the_time_reading_of_since_is_a_named_property_of_its_cue() -> None:
+    # Which cue may open a time is said by the cue itself, not found by its pattern's text.
+    assert [c.pattern.pattern for c in rules.CUES if c.may_be_time] == [r"(?:^|,\s*)since\b"]
+    # Words ending in "ss" ("class", "across") are no verb of the present: still a time.
+    assert not _rels("Since the class moved across town I've been cycling more.", decision=False)
+    # A verb of the present in the clause makes it a reason.
+    assert ("because", "the business depends on it", False) in _rels("Since the business depends on it, I've hired a second baker.")
+
+
+def test_a_purpose_that_points_back_is_found_by_its_scope() -> None:
+    assert rules._POINT_BACK_DECISION is next(c.pattern for c in rules.CUES if c.scope == "anaphor_decision")
+    assert rules._POINT_BACK_DECISION.search("we've hired a plumber to sort it out")

@@ -1,7 +1,7 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
-- The test splits of the hand-labelled conversations (tests/labelled/test6.txt held out;
-  test.txt ... test5.txt spent, their errors read while the rules were tuned): types,
+- The test splits of the hand-labelled conversations (tests/labelled/test7.txt held out;
+  test.txt ... test6.txt spent, their errors read while the rules were tuned): types,
   chatter, causal precision and recall, at the goal's levels where the split reaches them,
   else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
@@ -44,28 +44,31 @@ def _causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
 # near-misses) at least, then type accuracy, causal precision, causal recall, statements kept,
 # chatter kept, near-misses linked at most. Where a split reaches a goal the goal is asserted,
 # else the level measured (scripts/eval_labelled.py --split NAME).
-# - test6 (held out: written by another hand before the sixth round, never opened while
-#   tuning; scored once by the script after the round's rules were final): THE GOALS ARE NOT
-#   MET HERE: types 0.794 (goal 0.85), causal precision 0.718 (28 of 39; goal 0.9), recall
-#   0.315 (28 of 89), 0 near-misses of 77 linked, statements kept 0.938, chatter kept 0.128;
-#   the levels measured are asserted, a little below, since this suite's shared engine
-#   measures chatter slightly apart from the script (test5: 0.102 against 0.091).
-# - test5 (spent: its errors were diagnosed for the sixth round, so these are in sample):
-#   types 0.892, precision 0.864 (38 of 44), recall 0.551, 0 near-misses linked, statements
-#   kept 0.939 (0.946 before the round: the types move where a turn splits), chatter 0.102.
+# - test7 (held out: written by another hand before the seventh round, never opened; scored
+#   once by the script, summary figures only, after the round's rules were final): THE GOALS
+#   ARE NOT MET HERE: types 0.765 (goal 0.85), causal precision 0.84 (42 of 50; goal 0.9),
+#   recall 0.389 (42 of 108), 1 near-miss of 96 linked (0.010), statements kept 0.942,
+#   chatter kept 0.119; the levels measured are asserted, a little below, since this suite's
+#   shared engine measures a little apart from the script (test5: chatter 0.102 against 0.091).
+# - test6 (spent: held out for the sixth round, scored 0.794 / 0.718 / 0.315 then; its errors
+#   were diagnosed for the seventh, so these are in sample): types 0.861, precision 0.868 (46
+#   of 53), recall 0.517, 0 near-misses of 77, statements kept 0.94, chatter kept 0.128.
+# - test5 (spent): types 0.892, precision 0.917 (44 of 48), recall 0.638, 0 near-misses
+#   linked, statements kept 0.939, chatter 0.102.
 # - test4 (spent): types 0.874, precision 0.967 (29 of 30), recall 0.659, 1 near-miss of 42.
-# - test: types 0.897, precision 0.947 (18 of 19), recall 0.783, chatter kept 0.048.
+# - test: types 0.897, precision 1.0 (19 of 19), recall 0.826, chatter kept 0.048.
 # - test2: types 0.969, precision 0.958 (23 of 24), recall 0.639, statements kept 0.951.
-# - test3: types 0.904, precision 0.923 (24 of 26), recall 0.75, 1 near-miss of 32.
+# - test3: types 0.915, precision 0.92 (23 of 25), recall 0.719, 1 near-miss of 32.
 HELD_OUT_LEVELS = {
     "test": ((20, 15), 0.85, 0.9, 0.78, 0.95, 0.12, 0.0),
     "test2": ((30, 25), 0.85, 0.9, 0.63, 0.9, 0.1, 0.0),
     "test3": ((25, 20), 0.85, 0.9, 0.71, 0.95, 0.1, 0.032),
     "test4": ((40, 40), 0.85, 0.9, 0.62, 0.95, 0.1, 0.024),
-    # Not the goal on precision: test5 reaches types 0.85 in sample after the sixth round.
-    "test5": ((69, 61), 0.85, 0.85, 0.55, 0.93, 0.11, 0.0),
-    # Not the goal: the levels test6 measured held out (types 0.85 and precision 0.9 not met).
-    "test6": ((89, 77), 0.78, 0.70, 0.30, 0.93, 0.14, 0.013),
+    "test5": ((69, 61), 0.85, 0.9, 0.63, 0.93, 0.11, 0.0),
+    # Not the goal on precision: test6 in sample after the seventh round.
+    "test6": ((89, 77), 0.85, 0.85, 0.50, 0.93, 0.14, 0.013),
+    # Not the goal: the levels test7 measured held out (types 0.85 and precision 0.9 not met).
+    "test7": ((108, 96), 0.75, 0.82, 0.37, 0.93, 0.13, 0.011),
 }
 
 

@@ -1,0 +1,99 @@
+"""Which earlier memory a causal rule of mnemo.graph.rules links a new one to, on short
+conversations fingerprinted with the real spaCy model: the statement a consequence points
+back to, not another speaker's remark on it; "therefore" inside a sentence; the situation a
+speaker sets out just before their own decision. Hand-written cases: they prove behaviour,
+the labelled splits (tests/test_extract_quality.py) measure quality."""
+
+from __future__ import annotations
+
+from mnemo.graph import rules
+from mnemo.models import Memory, MemoryType
+from mnemo.nlp.fingerprint import fingerprint_texts
+
+T0 = 1_770_000_000.0
+
+
+def _conversation(rows: list[tuple[str, int, str, MemoryType]]) -> list[Memory]:
+    """Memories as ingest stores them: "Speaker: text", the speaker and turn in ``meta``, one
+    session, a minute per turn."""
+    contents = [f"{speaker}: {text}" for speaker, _, text, _ in rows]
+    fps = fingerprint_texts(contents, [kind for *_, kind in rows])
+    return [
+        Memory(id=f"m{i:02d}-0000-0000", content=content, type=kind, fingerprint=fp, session_id="s", wing="s",
+               created_at=T0 + 60 * turn + i, meta={"speaker": speaker, "turn": turn, "part": i})
+        for i, ((speaker, turn, _, kind), content, fp) in enumerate(zip(rows, contents, fps, strict=True))
+    ]
+
+
+def _causes(rows: list[tuple[str, int, str, MemoryType]]) -> list[str]:
+    """The texts linked as causes of the last row."""
+    mems = _conversation(rows)
+    new, earlier = mems[-1], mems[:-1]
+    by_id = {m.id: m for m in earlier}
+    out = []
+    for ln in rules.propose(new, earlier, T0 + 3600):
+        if ln.rel in rules.CAUSAL_RELS and ln.dst == new.id and ln.src in by_id:
+            out.append(rules.said(by_id[ln.src]))
+    return out
+
+
+FACT, DECISION = MemoryType.FACT, MemoryType.DECISION
+
+
+def test_a_consequence_points_past_the_other_speakers_remark() -> None:
+    rows = [
+        ("Amara", 0, "The vet says our cat is two kilos overweight.", FACT),
+        ("Lukas", 1, "He's a big lad.", FACT),
+        ("Amara", 2, "So, no more free-feeding: he gets weighed portions twice a day now.", DECISION),
+    ]
+    assert _causes(rows) == ["The vet says our cat is two kilos overweight."]
+    # A longer statement that opens with a pronoun tells something of its own: it is what the
+    # consequence points back to.
+    rows[1] = ("Lukas", 1, "It's under the big oak all day, and grass won't grow in that much shade.", FACT)
+    rows[2] = ("Amara", 2, "So I'm digging the lawn up and planting ferns.", DECISION)
+    assert _causes(rows) == ["It's under the big oak all day, and grass won't grow in that much shade."]
+
+
+def test_therefore_inside_a_sentence_points_back() -> None:
+    assert ("because", "", True) in [(r, s, b) for r, s, b, _ in rules.cue_spans("We have therefore appealed to the tribunal.")]
+    rows = [
+        ("Bea", 0, "The landlord has served notice of a rent increase from March.", FACT),
+        ("Chidi", 1, "The proposed 18% is far above the market rate for similar flats.", FACT),
+        ("Bea", 2, "We have therefore appealed to the tribunal to have it reviewed.", DECISION),
+    ]
+    # The statement just before, not the older rise in price a decision with no cue would answer.
+    assert _causes(rows) == ["The proposed 18% is far above the market rate for similar flats."]
+
+
+def test_a_later_sentence_that_points_back_points_inside_its_own_memory() -> None:
+    text = "I checked the buses and they are hopeless outside the city. Which is why I've reserved a small car."
+    assert not any(back for _, _, back, _ in rules.cue_spans(text))
+    # The first sentence of a memory still points back to what was said before it.
+    assert any(back for _, _, back, _ in rules.cue_spans("Which is why I've reserved a small car. It was cheap."))
+
+
+def test_a_decision_answers_the_situation_its_speaker_set_out_just_before() -> None:
+    rows = [
+        ("Sakura", 0, "The mobile team reports that the orders endpoint times out for big customers.", MemoryType.DEBUG_LOG),
+        ("Bruno", 2, "I suspected as much: the endpoint returns the whole history in a single response.", FACT),
+        ("Bruno", 2, "I've added cursor pagination with a hundred rows per page.", DECISION),
+    ]
+    assert _causes(rows) == ["I suspected as much: the endpoint returns the whole history in a single response."]
+    # Said by someone else in another turn, a plain fact is not the answer: the reported problem is.
+    rows[1] = ("Sakura", 1, "The mobile team releases every second Tuesday.", FACT)
+    assert _causes(rows) == ["The mobile team reports that the orders endpoint times out for big customers."]
+
+
+def test_a_decision_that_agrees_answers_what_the_other_speaker_just_said() -> None:
+    rows = [
+        ("Hamza", 0, "Also a nit: I prefer named arguments for the retry helper.", MemoryType.PREFERENCE),
+        ("Lucia", 1, "Noted, changed the three call sites to named arguments as well.", DECISION),
+    ]
+    assert _causes(rows) == ["Also a nit: I prefer named arguments for the retry helper."]
+    # Without the agreement, a wish said before a decision is not its cause (a decision sits
+    # beside a preference) ...
+    rows[1] = ("Lucia", 1, "Changed the three call sites to named arguments as well.", DECISION)
+    assert _causes(rows) == []
+    # ... and agreeing with one's own statement is no answer to anyone.
+    rows[1] = ("Hamza", 1, "Ok, changed the three call sites to named arguments as well.", DECISION)
+    assert _causes(rows) == []
