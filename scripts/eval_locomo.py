@@ -86,16 +86,16 @@ ABLATIONS = {
     "- specificity": {"recall.specificity": 0.0},
 }
 # What --folds loo chooses among unless --grid is given: the knobs whose best value could
-# plausibly differ between conversations (the fusion weights of the intent, result diversity, the
-# dated ranking of a query that names a date on or off, the names step on or off, the specificity on or
-# off); the first value
-# of each is mnemo's default. (The answer share, recall.answer_weight, left the grid after it was
-# chosen in every fold of every path.)
+# plausibly differ between conversations (the fusion weights of the intent, the weight of the dated
+# ranking of a query that names a date, or off, how many memories must hold a name before the dense
+# side embeds the query without it, the specificity on or off); the first value of each is mnemo's
+# default. Left the grid after they were chosen at their defaults in every fold for every path at once:
+# the answer share (recall.answer_weight 0.5), the names step (recall.name_boost 1) and result
+# diversity (recall.diversity 0, in 3 of 3 folds of the sixth round).
 DEFAULT_GRID = {
     "recall.intent": ["recall", "general"],
-    "recall.diversity": [0.3, 0.0],
-    "recall.time_scope": [1.0, 0.0],
-    "recall.name_boost": [1.0, 0.0],
+    "recall.time_scope": [2.0, 1.0, 0.0],
+    "recall.name_strip_min": [50, 0],
     "recall.specificity": [0.7, 0.0],
 }
 

@@ -4,11 +4,16 @@ that name no one the query names, and that a name the store has never seen chang
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from mnemo.clock import Clock
+from mnemo.config import load_settings
 from mnemo.engine import Mnemo
-from mnemo.recall.names import boost_names, known_names, names_in, query_names, strip_names
+from mnemo.nlp.embedder import HashEmbedder
+from mnemo.recall.names import boost_names, held_by, known_names, names_in, query_names, strip_names, to_strip
 
 
 @pytest.mark.parametrize(("query", "names"), [
@@ -73,6 +78,43 @@ def test_known_names_are_the_words_the_store_holds(engine: Mnemo) -> None:
     engine.save_many([{"content": "Caroline went hiking with her friends."}, {"content": "The rose garden bloomed."}])
     assert known_names(engine.core, ["Caroline", "Zebulon", "Rose"]) == ["Caroline", "Rose"]
     assert known_names(engine.core, []) == []
+
+
+def test_only_a_name_many_memories_hold_is_stripped(engine: Mnemo) -> None:
+    engine.save_many([{"content": f"Caroline went out on day {i}."} for i in range(60)]
+                     + [{"content": "Caroline hiked in Oregon."}])
+    held = held_by(engine.core, ["Caroline", "Oregon", "Zebulon"])
+    assert held == {"Caroline": 61, "Oregon": 1}
+    assert to_strip(held, 50) == ["Caroline"]
+    assert to_strip(held, 0) == ["Caroline", "Oregon"]
+    assert to_strip(held, 61) == []
+
+
+class Recording(HashEmbedder):
+    """The hash embedder, keeping the texts it embedded as queries."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim)
+        self.asked: list[str] = []
+
+    def embed_query(self, text: str) -> Any:
+        self.asked.append(text)
+        return super().embed_query(text)
+
+
+def test_the_dense_query_keeps_a_name_few_memories_hold(home: Path, clock: Clock) -> None:
+    """A person most memories name is taken out of the embedded question; a place only one
+    memory names is the question's most telling word and stays in it."""
+    embedder = Recording(64)
+    settings = load_settings(home=home, overrides={"embedding.model": "hash-64"})
+    with Mnemo(settings, clock=clock, embedder=embedder) as m:
+        m.save_many([{"content": f"Caroline went out on day {i}."} for i in range(60)]
+                    + [{"content": "Caroline hiked in Oregon."}])
+        m.recall("What did Caroline do in Oregon?", k=5, touch=False)
+        assert embedder.asked[-1] == "What did do in Oregon?"
+        m.settings.recall.name_strip_min = 0  # every name, as before
+        m.recall("What did Caroline see in Oregon?", k=5, touch=False)
+        assert embedder.asked[-1] == "What did see in ?"
 
 
 FACTS = [

@@ -15,7 +15,12 @@ so every memory about that person looks alike to the dense side and the rest of 
 store knows and ``recall.name_boost`` = β > 0:
 
 1. the dense side embeds the query **without the names** ("What did research?"): it matches
-   what is asked, not who it is asked about (``strip_names``); BM25 keeps every word;
+   what is asked, not who it is asked about (``strip_names``); BM25 keeps every word. Only a
+   name held by more memories than ``recall.name_strip_min`` (50, the number of candidates the
+   dense side returns) is taken out (``to_strip``): such a name cannot single out its memories
+   among the candidates, it only makes them all look alike. A name fewer memories hold (a
+   place, a pet, a title: "What did Jon see in Paris?") is the question's most telling word,
+   and the embedding keeps it;
 2. each candidate that names none of the held names (the query's names that at least one
    candidate holds, case-sensitively: "Rose" the person, not "rose" the flower) has its
    relevance lowered::
@@ -37,7 +42,7 @@ penalises nothing, since no candidate holds it capitalised.)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -90,20 +95,32 @@ def strip_names(text: str, names: Sequence[str]) -> str:
     return out if re.search(r"\w", out) else text
 
 
+def to_strip(held: Mapping[str, int], least: int) -> list[str]:
+    """The names of ``held`` (name → how many memories hold it) held by more than ``least``
+    memories: the ones the dense side embeds the query without (the module docstring, 1)."""
+    return [n for n, count in held.items() if count > least]
+
+
 def known_names(core: Core, names: Sequence[str]) -> list[str]:
     """The ``names`` that some memory or note passage of the store holds (as a word, in any
     case: FTS5's vocabulary, a cached lookup per word)."""
+    return list(held_by(core, names))
+
+
+def held_by(core: Core, names: Sequence[str]) -> dict[str, int]:
+    """The ``names`` that some memory or note passage of the store holds, each with how many
+    texts of the first table that holds it (memories, else note passages) hold it."""
     left = list(names)
-    held: set[str] = set()
+    held: dict[str, int] = {}
     for table in ("memories", "chunks"):
         if not left or (table == "chunks" and not core.store.has_chunks()):
             break
         size = core.store.fts_size_bound(table)
         if size > 0:
             df = core.store.document_frequencies([n.lower() for n in left], size, table)
-            held.update(n for n in left if df.get(n.lower(), 0) > 0)
+            held.update((n, df[n.lower()]) for n in left if df.get(n.lower(), 0) > 0)
             left = [n for n in left if n not in held]
-    return [n for n in names if n in held]
+    return {n: held[n] for n in names if n in held}
 
 
 class _Named(Protocol):

@@ -42,7 +42,7 @@ from .candidates import (
 from .expand import expand
 from .feedback import feed_back
 from .fusion import fuse
-from .names import boost_names, known_names, query_names, strip_names
+from .names import boost_names, held_by, query_names, strip_names, to_strip
 from .neighbours import spread
 from .query import Query, parse_query
 from .rerank import apply_floor, collapse, diversify, passes_floor, rerank, vectors_of
@@ -86,8 +86,11 @@ def search(core: Core, query: str, k: int = 10, intent: str | None = None, tier:
     # nor for a note searched with its own vector (the related pane): a document, not a question
     # about someone, and every capitalised word of it would count as a name.
     asks = s.name_boost > 0 and not q.phrase and query_vector is None
-    names = known_names(core, query_names(q.text)) if asks else []
-    semantic = strip_names(q.semantic, names) if names else q.semantic
+    held = held_by(core, query_names(q.text)) if asks else {}
+    names = list(held)
+    # Only a name many memories hold is taken out of the embedded query (names.to_strip).
+    common = to_strip(held, s.name_strip_min)
+    semantic = strip_names(q.semantic, common) if common else q.semantic
 
     # The query is embedded and the vector index asked on a worker thread while FTS5 runs
     # here: all three leave the GIL, so on two cores the keyword searches cost no extra wall time.

@@ -28,8 +28,9 @@ what it shares is the date. So when the query names an *absolute* span (a date, 
 month, a year: ``TimeSpan.absolute``), the memories said in [start, end + LAG] are read from the
 store (at most ``SCOPE_LIMIT``: a span holding more singles out no moment, and nothing is
 added), ranked by the cosine of their stored vectors to the query's among themselves, and fused
-in as one more ranking, weighing φ × the intent's vector weight (φ = 1: as much as the vector
-side, of which it is the part said then)::
+in as one more ranking, weighing φ × the intent's vector weight (φ = 2: chosen on the
+leave-one-out grid among 1 / 2 / 3; a memory said on the day a question names is worth more than
+its words' or meaning's match with it, which is weak for news told that day)::
 
     fused'(d) = [fused(d) + φ · w_vector · minmax_span(cos(q, d))] / (1 + φ · w_vector)
 
