@@ -23,12 +23,15 @@ def _sent(text: str):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("text", [
     "We store local times without an offset, that's why.",
     "Very loud, and the base gets hot.",
+    "Heap exhaustion on node 3 both times.",
+    "Water only on the bike now.",
 ])
 def test_explanations_and_answers_are_not_reactions(text: str) -> None:
     assert not reaction(_sent(text))
 
 
-@pytest.mark.parametrize("text", ["That's so cool!", "Wow, nice spot!", "It was an awesome feeling."])
+@pytest.mark.parametrize("text", ["That's so cool!", "Wow, nice spot!", "It was an awesome feeling.", "Great job on the presentation.",
+                                  "Such a lovely photo."])
 def test_reactions_stay_reactions(text: str) -> None:
     assert reaction(_sent(text))
 

@@ -201,4 +201,5 @@ def test_verb_endings_are_undone_only_where_the_word_has_them() -> None:
 
     assert "play" not in verb_lemmas("planed") and "plane" in verb_lemmas("planed")
     assert "see" not in verb_lemmas("send")
+    assert "cancel" in verb_lemmas("cancelled") and "burn" in verb_lemmas("burnt")
     assert {"stop", "run", "try", "move", "fix"} <= verb_lemmas("stopped") | verb_lemmas("running") | verb_lemmas("tried") | verb_lemmas("moves") | verb_lemmas("fixes")
