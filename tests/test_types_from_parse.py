@@ -184,6 +184,7 @@ CASES = {
     # A time word with someone else acting is no session note; the speaker's task for the day is
     # one, unless it agrees to something said or is said with its reason.
     "Three of my tetras died this week.": "fact",
+    "Next step for me is the invoice PDF export.": "session_note",
     "I'll send the apology email today.": "session_note",
     "I'm setting up the Chromebooks in the library this evening.": "session_note",
     "fair, I'll add a 1h cache tomorrow": "decision",
