@@ -232,9 +232,14 @@ def same_topic(a: Terms, b: Terms) -> bool:
 _ATTRIBUTION = re.compile(r"^[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?(?: \(to [^)]{1,60}\))?:\s+")
 
 
+def _speaker(m: Memory) -> object:
+    """Who said the memory, as ingest recorded it (``meta.speaker``), or None."""
+    return m.meta.get("speaker") if isinstance(m.meta, dict) else None
+
+
 def said(m: Memory) -> str:
     """The statement without the speaker's name ingest puts in front ("Alice: ...")."""
-    speaker = m.meta.get("speaker") if isinstance(m.meta, dict) else None
+    speaker = _speaker(m)
     if isinstance(speaker, str) and m.content.startswith(speaker):
         return _ATTRIBUTION.sub("", m.content, count=1)
     return m.content
@@ -486,7 +491,7 @@ def holder(m: Memory) -> str | None:
     first = re.match(r"^([A-Z][\w.'-]+)(?::\s|\s)", m.content)
     if first and entity_key(first.group(1)) in {entity_key(e) for e in m.fingerprint.entities}:
         return first.group(1)
-    speaker = m.meta.get("speaker") if isinstance(m.meta, dict) else None
+    speaker = _speaker(m)
     return speaker if isinstance(speaker, str) else None
 
 
@@ -665,9 +670,6 @@ _REMARK = re.compile(r"^(?:that|this|it|he|she|they)(?:'s|’s| is| was| are| we
                      r"^(?:that |this |which )?explains\b|\b(?:do|does|did|explains?|means?)\s+(?:that|this)\W*$", re.I)
 REMARK_MAX_WORDS = 8
 
-
-def _speaker(m: Memory) -> object:
-    return m.meta.get("speaker") if isinstance(m.meta, dict) else None
 
 
 def _reply_remark(old: Memory, new: Memory) -> bool:
