@@ -137,7 +137,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="where to write (default: the shipped head)")
     args = ap.parse_args(argv)
 
-    import numpy as np
 
     from mnemo.nlp.embedder import make_embedder
     from mnemo.nlp.statement_head import FEATURES, HEAD

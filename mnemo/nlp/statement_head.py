@@ -9,7 +9,8 @@ hand-written ``statement_examples.txt`` / ``statement_prototypes.txt`` sentences
 of its own. Only its coefficients ship (``heads/statement.json``); here it is a dot product.
 
 The features beside the vector (``FEATURES``) are those the margin's rounds measured one at a
-time as added weights: the four kinds of evidence (``statement.kinds``), the content words new
+time as added weights: whether it reports anything at all (``statement.reports``: "Lunch was
+nice today" evaluates, it does not report), the four kinds of evidence (``statement.kinds``), the content words new
 to the conversation (``extract.content_words``), the turn's first-person words, whether the
 parse called it a reaction (weighed instead of dropped when ``extract.REACTION_PENALTY`` is
 finite), its length, a second-person memory, the form of its vector (with the speaker's name in
@@ -38,8 +39,8 @@ if TYPE_CHECKING:
 
 HEAD = Path(__file__).with_name("heads") / "statement.json"
 
-FEATURES = ("own", "when", "thing", "past", "novel", "self", "reacts", "words", "you", "named", "decision", "preference",
-            "debug_log", "session_note")
+FEATURES = ("reports", "own", "when", "thing", "past", "novel", "self", "reacts", "words", "you", "named", "decision",
+            "preference", "debug_log", "session_note")
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
 _TYPES = (MemoryType.DECISION, MemoryType.PREFERENCE, MemoryType.DEBUG_LOG, MemoryType.SESSION_NOTE)
@@ -48,11 +49,11 @@ _TYPES = (MemoryType.DECISION, MemoryType.PREFERENCE, MemoryType.DEBUG_LOG, Memo
 def features(c: Candidate, named: bool) -> np.ndarray:
     """The candidate's features in ``FEATURES`` order; ``named``: its vector is of its text with
     the speaker's name in front."""
-    from .statement import kinds
+    from .statement import kinds, reports
 
     found = [kinds(s) for s in c.spans]
     ev = [any(k[i] for k in found) for i in range(4)]
-    row = [*ev, math.log1p(c.novel), math.log1p(c.self_refs), c.reacts, math.log1p(len(_WORD.findall(c.text))),
+    row = [any(reports(s) for s in c.spans), *ev, math.log1p(c.novel), math.log1p(c.self_refs), c.reacts, math.log1p(len(_WORD.findall(c.text))),
            bool(_YOU.search(c.text)), named, *(c.type == t for t in _TYPES)]
     return np.asarray(row, dtype=np.float32)
 
