@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..store.fts import MEMORY_WEIGHTS, fts_query
+from ..store.fts import CHUNK_WEIGHTS, MEMORY_WEIGHTS, fts_query
 from .bm25 import top
 from .filters import Filters
 
@@ -108,4 +108,9 @@ def chunk_bm25(core: Core, query: str, n: int, mode: str = "or") -> Ranking:
     match = fts_query(query, mode)
     if match is None or n <= 0:
         return []
-    return core.store.chunk_bm25(match, n)
+    found = top(core.store, "chunks_fts", query, CHUNK_WEIGHTS, n) if mode == "or" else None
+    if found is None:
+        return core.store.chunk_bm25(match, n)
+    ids = {int(r[0]): r[1] for r in core.store.query_in("SELECT rowid, id FROM chunks_fts WHERE rowid IN ({marks})",
+                                                        [r for r, _ in found])}
+    return [(ids[r], s) for r, s in found if r in ids]
