@@ -39,8 +39,10 @@ memory: the store file is never written.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
+import sqlite3
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -51,6 +53,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ..store.sqlite import Store
+
+log = logging.getLogger(__name__)
 
 K1 = 1.2
 B = 0.75
@@ -182,6 +186,14 @@ def top(store: Store, fts: str, text: str, weights: Sequence[float], limit: int)
     words = words_of(text)
     if not words or limit <= 0:
         return None
+    try:
+        return _top(store, fts, words, weights, limit)
+    except sqlite3.Error:  # a table made without what this reads (detail, sizes): FTS5 answers
+        log.debug("kept postings unavailable for %s", fts, exc_info=True)
+        return None
+
+
+def _top(store: Store, fts: str, words: list[str], weights: Sequence[float], limit: int) -> list[tuple[int, float]] | None:
     with store.lock:
         conn = store.conn
         if conn.in_transaction:
