@@ -75,6 +75,7 @@ class _Table:
     rows: int = 0
     avgdl: float = 1.0
     sizes: np.ndarray = field(default_factory=lambda: np.zeros(0))  # rowid → tokens in every column
+    norm: np.ndarray = field(default_factory=lambda: np.zeros(0))  # rowid → k1 · (1 − b + b · |d| / avgdl)
     postings: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=OrderedDict)
     entries: int = 0
 
@@ -115,7 +116,7 @@ def _version(conn: Any, fts: str) -> Version | None:
 
 def _build(conn: Any, fts: str, t: _Table, version: Version) -> bool:
     """Read the table's row sizes and totals; False if the table moved while reading."""
-    found = conn.execute(f"SELECT id, sz FROM {fts}_docsize").fetchall()
+    found = _plain(conn).execute(f"SELECT id, sz FROM {fts}_docsize").fetchall()
     ncol = len(conn.execute(f"SELECT * FROM {fts} LIMIT 0").description)
     top = max((r[0] for r in found), default=0)
     sizes = np.zeros(top + 1, dtype=np.float64)
@@ -128,6 +129,7 @@ def _build(conn: Any, fts: str, t: _Table, version: Version) -> bool:
     rows = max(1, totals[0])  # FTS5 reads at least one row and one token (fts5Bm25GetData)
     tokens = max(1, sum(totals[1:]))
     t.version, t.rows, t.avgdl, t.sizes = version, rows, float(tokens) / float(rows), sizes
+    t.norm = K1 * (1 - B + B * sizes / t.avgdl)  # FTS5's operations, in its order
     t.postings.clear()
     t.entries = 0
     return True
@@ -161,21 +163,26 @@ def _postings(conn: Any, fts: str, t: _Table, term: str, weights: Sequence[float
         return kept
     vocab = f"mnemo_bm25_{fts}_i"
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, {fts}, 'instance')")
-    columns = {d[0]: i for i, d in enumerate(conn.execute(f"SELECT * FROM {fts} LIMIT 0").description)}
-    weight = {name: (weights[i] if i < len(weights) else 1.0) for name, i in columns.items()}
-    found = conn.execute(f"SELECT doc, col FROM temp.{vocab} WHERE term = ?", (term,)).fetchall()
-    docs = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-    w = np.fromiter((weight[r[1]] for r in found), dtype=np.float64, count=len(found))
-    rowids, at = np.unique(docs, return_inverse=True)
-    # Sums of column weights (1.0, 0.5): exact in any order, so FTS5's instance order need not be kept.
-    freq = np.zeros(len(rowids), dtype=np.float64)
-    np.add.at(freq, at, w)
+    names = [d[0] for d in conn.execute(f"SELECT * FROM {fts} LIMIT 0").description]
+    weight = " ".join(f"WHEN ? THEN {float(weights[i]) if i < len(weights) else 1.0!r}" for i in range(len(names)))
+    # Sums of column weights (1.0, 0.5) are exact in any order: FTS5's instance order need not be kept.
+    found = _plain(conn).execute(f"SELECT doc, sum(CASE col {weight} ELSE 1.0 END) FROM temp.{vocab} "
+                                 "WHERE term = ? GROUP BY doc ORDER BY doc", [*names, term]).fetchall()
+    rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+    freq = np.fromiter((r[1] for r in found), dtype=np.float64, count=len(found))
     t.postings[term] = (rowids, freq)
     t.entries += len(rowids)
     while t.entries > POSTINGS_CACHE and len(t.postings) > 1:
         _, (old, _) = t.postings.popitem(last=False)
         t.entries -= len(old)
     return rowids, freq
+
+
+def _plain(conn: Any) -> Any:
+    """A cursor giving tuples (the store's rows are ``sqlite3.Row``: slower to make by the thousand)."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur
 
 
 def top(store: Store, fts: str, text: str, weights: Sequence[float], limit: int) -> list[tuple[int, float]] | None:
@@ -219,24 +226,21 @@ def _top(store: Store, fts: str, words: list[str], weights: Sequence[float], lim
 
 
 def _score(t: _Table, lists: list[tuple[np.ndarray, np.ndarray]], limit: int) -> list[tuple[int, float]]:
-    rows = np.unique(np.concatenate([r for r, _ in lists])) if lists else np.zeros(0, dtype=np.int64)
-    if not len(rows):
-        return []
-    if rows[-1] >= len(t.sizes):  # cannot be with a current cache; never index past the sizes
-        raise RuntimeError("a row beyond the cached sizes")
-    d = t.sizes[rows]
-    norm = K1 * (1 - B + B * d / t.avgdl)
-    score = np.zeros(len(rows), dtype=np.float64)
-    for rowids, freq in lists:  # in phrase order, as FTS5 sums them
+    score = np.zeros(len(t.sizes), dtype=np.float64)
+    hit = np.zeros(len(t.sizes), dtype=bool)
+    for rowids, freq in lists:  # in phrase order, as FTS5 sums them (a phrase a row lacks adds +0.0)
+        if len(rowids) and rowids[-1] >= len(t.sizes):  # cannot be with a current cache
+            raise RuntimeError("a row beyond the cached sizes")
         n = len(rowids)
         idf = math.log((t.rows - n + 0.5) / (n + 0.5))
         if idf <= 0.0:
             idf = 1e-6
-        f = np.zeros(len(rows), dtype=np.float64)
-        f[np.searchsorted(rows, rowids)] = freq
-        score += idf * ((f * (K1 + 1.0)) / (f + norm))
-    order = np.lexsort((rows, -score))[:limit]
-    return [(int(rows[i]), float(score[i])) for i in order]
+        score[rowids] += idf * ((freq * (K1 + 1.0)) / (freq + t.norm[rowids]))
+        hit[rowids] = True
+    rows = np.flatnonzero(hit)
+    found = score[rows]
+    order = np.lexsort((rows, -found))[:limit]
+    return [(int(rows[i]), float(found[i])) for i in order]
 
 
 def forget(store: Store) -> None:
