@@ -31,7 +31,7 @@ returns them (``tests/test_index_bm25.py`` compares both on thousands of queries
   asking FTS5 (reading the two records is all it pays), a quiet one pays the build once
   (~10 ms at 10k rows, ~0.1 s at 100k) and then searches from memory.
 
-Postings are read from FTS5's own ``fts5vocab`` instance table, a word at a time, the first time
+Postings are read from FTS5's own ``fts5vocab`` instance table (the SQL is ``store/postings.py``), a word at a time, the first time
 a search uses it (``POSTINGS_CACHE`` entries at most, least recently used out first), so they are
 FTS5's tokens. Everything lives in temporary tables of the connection and in this process's
 memory: the store file is never written.
@@ -51,6 +51,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..store import postings as postings_sql
+
 if TYPE_CHECKING:
     from ..store.sqlite import Store
 
@@ -61,7 +63,6 @@ B = 0.75
 POSTINGS_CACHE = 2_000_000  # (row, weight) entries kept a table: 32 MB
 TOKEN_CACHE = 20_000  # words whose tokens are kept
 _WORD = re.compile(r"\w+", re.UNICODE)  # the words of ``store.fts.fts_query``
-_AVERAGES, _STRUCTURE = 1, 10  # FTS5's rowids of its averages and structure records in <table>_data
 
 Version = tuple[bytes, bytes]
 
@@ -109,15 +110,13 @@ def varints(blob: bytes) -> list[int]:
 
 
 def _version(conn: Any, fts: str) -> Version | None:
-    got = dict(conn.execute(f"SELECT id, block FROM {fts}_data WHERE id IN (?, ?)", (_AVERAGES, _STRUCTURE)).fetchall())
-    a, s = got.get(_AVERAGES), got.get(_STRUCTURE)
-    return (bytes(a), bytes(s)) if a is not None and s is not None else None
+    return postings_sql.records(conn, fts)
 
 
 def _build(conn: Any, fts: str, t: _Table, version: Version) -> bool:
     """Read the table's row sizes and totals; False if the table moved while reading."""
-    found = _plain(conn).execute(f"SELECT id, sz FROM {fts}_docsize").fetchall()
-    ncol = len(conn.execute(f"SELECT * FROM {fts} LIMIT 0").description)
+    found = postings_sql.sizes(conn, fts)
+    ncol = len(postings_sql.columns(conn, fts))
     top = max((r[0] for r in found), default=0)
     sizes = np.zeros(top + 1, dtype=np.float64)
     for rowid, sz in found:
@@ -136,22 +135,12 @@ def _build(conn: Any, fts: str, t: _Table, version: Version) -> bool:
 
 
 def _tokens(conn: Any, words: Sequence[str]) -> list[tuple[str, ...]]:
-    """Each word's tokens by the FTS table's tokenizer (a temporary FTS5 table of the connection)."""
+    """Each word's tokens by the FTS tables' tokenizer (kept: the tokenizer is fixed)."""
     new = [w for w in dict.fromkeys(words) if w not in _TOKENS]
     if new:
-        from ..store.fts import _TOKENIZER
-
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.mnemo_bm25_words USING fts5(w, tokenize = '{_TOKENIZER}')")
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.mnemo_bm25_words_i USING fts5vocab(temp, mnemo_bm25_words, 'instance')")
-        conn.execute("DELETE FROM temp.mnemo_bm25_words")
-        conn.executemany("INSERT INTO temp.mnemo_bm25_words (rowid, w) VALUES (?, ?)", list(enumerate(new, start=1)))
-        found: dict[int, list[str]] = {}
-        for term, doc in conn.execute("SELECT term, doc FROM temp.mnemo_bm25_words_i ORDER BY doc, offset"):
-            found.setdefault(int(doc), []).append(term)
-        conn.execute("DELETE FROM temp.mnemo_bm25_words")
         if len(_TOKENS) + len(new) > TOKEN_CACHE:
             _TOKENS.clear()
-        _TOKENS.update((w, tuple(found.get(i, ()))) for i, w in enumerate(new, start=1))
+        _TOKENS.update(zip(new, postings_sql.tokens(conn, new), strict=True))
     return [_TOKENS[w] for w in words]
 
 
@@ -161,13 +150,7 @@ def _postings(conn: Any, fts: str, t: _Table, term: str, weights: Sequence[float
     if kept is not None:
         t.postings.move_to_end(term)
         return kept
-    vocab = f"mnemo_bm25_{fts}_i"
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} USING fts5vocab(main, {fts}, 'instance')")
-    names = [d[0] for d in conn.execute(f"SELECT * FROM {fts} LIMIT 0").description]
-    weight = " ".join(f"WHEN ? THEN {float(weights[i]) if i < len(weights) else 1.0!r}" for i in range(len(names)))
-    # Sums of column weights (1.0, 0.5) are exact in any order: FTS5's instance order need not be kept.
-    found = _plain(conn).execute(f"SELECT doc, sum(CASE col {weight} ELSE 1.0 END) FROM temp.{vocab} "
-                                 "WHERE term = ? GROUP BY doc ORDER BY doc", [*names, term]).fetchall()
+    found = postings_sql.postings(conn, fts, term, weights)
     rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
     freq = np.fromiter((r[1] for r in found), dtype=np.float64, count=len(found))
     t.postings[term] = (rowids, freq)
@@ -178,17 +161,10 @@ def _postings(conn: Any, fts: str, t: _Table, term: str, weights: Sequence[float
     return rowids, freq
 
 
-def _plain(conn: Any) -> Any:
-    """A cursor giving tuples (the store's rows are ``sqlite3.Row``: slower to make by the thousand)."""
-    cur = conn.cursor()
-    cur.row_factory = None
-    return cur
-
-
 def top(store: Store, fts: str, text: str, weights: Sequence[float], limit: int) -> list[tuple[int, float]] | None:
     """(rowid, −bm25) of the ``limit`` best rows of ``fts`` for the OR of the words of ``text``
-    (what ``store.fts.fts_query(text)`` matches), best first, equal scores by rowid: what
-    ``SELECT rowid, bm25(fts, *weights) AS s ... MATCH ? ORDER BY s LIMIT ?`` gives, negated.
+    (what ``store.fts.fts_query(text)`` matches), best first, equal scores by rowid: what FTS5
+    ordering by ``bm25(fts, *weights)`` with a limit gives (``store.fts``), negated.
     None when the cache cannot answer (the module docstring): ask FTS5."""
     words = words_of(text)
     if not words or limit <= 0:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..store.fts import CHUNK_WEIGHTS, MEMORY_WEIGHTS, fts_query
+from ..store.postings import chunk_ids
 from .bm25 import top
 from .filters import Filters
 
@@ -111,6 +112,6 @@ def chunk_bm25(core: Core, query: str, n: int, mode: str = "or") -> Ranking:
     found = top(core.store, "chunks_fts", query, CHUNK_WEIGHTS, n) if mode == "or" else None
     if found is None:
         return core.store.chunk_bm25(match, n)
-    ids = {int(r[0]): r[1] for r in core.store.query_in("SELECT rowid, id FROM chunks_fts WHERE rowid IN ({marks})",
-                                                        [r for r, _ in found])}
+    with core.store.lock:
+        ids = chunk_ids(core.store.conn, [r for r, _ in found])
     return [(ids[r], s) for r, s in found if r in ids]
