@@ -10,6 +10,12 @@ the stored memories are mapped back to their turns. Printed per conversation and
 - named: share of memories that name a participant (who said or did it);
 - the memory types.
 
+`--scorer head` (the default, as shipped) scores candidates by the learned head
+(`mnemo.nlp.statement_head`), whose own features include the evidence and the new words: the
+folds choose its threshold only (`--weights` sweeps the added weights too), on the head's scale
+(`HEAD_GRID`); `--scorer margin` scores them by the nearest-example margin (the fallback without
+the head) with its constants (`extract.MARGIN_*`).
+
 `--folds loo` chooses the statement filter's threshold, evidence weight and novelty weight
 (with `--reactions` the reaction penalty, with `--self` the self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`,
 `EVIDENCE_WEIGHT`, `NOVELTY_WEIGHT`, `REACTION_PENALTY`, `SELF_WEIGHT`) on all conversations but
