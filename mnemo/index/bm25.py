@@ -136,12 +136,15 @@ def _build(conn: Any, fts: str, t: _Table, version: Version) -> bool:
 
 def _tokens(conn: Any, words: Sequence[str]) -> list[tuple[str, ...]]:
     """Each word's tokens by the FTS tables' tokenizer (kept: the tokenizer is fixed)."""
-    new = [w for w in dict.fromkeys(words) if w not in _TOKENS]
+    known = {w: _TOKENS.get(w) for w in words}
+    new = [w for w, found in known.items() if found is None]
     if new:
+        read = dict(zip(new, postings_sql.tokens(conn, new), strict=True))
+        known.update(read)
         if len(_TOKENS) + len(new) > TOKEN_CACHE:
             _TOKENS.clear()
-        _TOKENS.update(zip(new, postings_sql.tokens(conn, new), strict=True))
-    return [_TOKENS[w] for w in words]
+        _TOKENS.update(read)
+    return [known[w] or () for w in words]
 
 
 def _postings(conn: Any, fts: str, t: _Table, term: str, weights: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
