@@ -202,7 +202,8 @@ def _top(store: Store, fts: str, words: list[str], weights: Sequence[float], lim
         if fresh and _version(conn, fts) != version:  # written while the postings were read
             t.version = None
             return None
-    return _score(t, lists, limit)
+        # Under the lock: another thread's rebuild must not swap the sizes under these postings.
+        return _score(t, lists, limit)
 
 
 def _score(t: _Table, lists: list[tuple[np.ndarray, np.ndarray]], limit: int) -> list[tuple[int, float]]:
