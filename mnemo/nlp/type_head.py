@@ -33,6 +33,7 @@ TYPES = (MemoryType.DECISION, MemoryType.PREFERENCE, MemoryType.DEBUG_LOG, Memor
 CHATTER = "chatter"
 CLASSES = (*(t.value for t in TYPES), CHATTER)
 
+SYSTEM_DEBUG = True
 _MODALS = frozenset({"can", "ca", "could", "should", "would", "'d", "’d", "might", "must", "may"})
 _THIRD = frozenset({"he", "she", "they", "it", "this", "that", "these", "those"})
 _QUESTIONISH = re.compile(r"\?\s*$")
@@ -161,5 +162,8 @@ def retype(cands: Sequence[Any], vectors: np.ndarray, embedder: Any, path: Path 
         return
     rows = np.stack([features(c.type, c.text, c.spans, vectors[i], h.parts) for i, c in enumerate(cands)])
     for c, t in zip(cands, h.predict(rows), strict=True):
-        if t is not None:
-            c.type = t
+        if t is None:
+            continue
+        if SYSTEM_DEBUG and t == MemoryType.DEBUG_LOG and c.type != t and not rules._technical(c.spans):
+            continue  # a debug log is a system's failure: no system part named, the rules' type stands
+        c.type = t
