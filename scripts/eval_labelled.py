@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", default="train", help="train, train2, train3, train4, test ... test7 (spent), test8 (held out), or several joined by commas")
+    ap.add_argument("--split", default="train", help="train, train2, train3, train4, test ... test8 (spent), test9 (held out), or several joined by commas")
     ap.add_argument("--show", action="store_true", help="print each stored memory, wrong and missed links, type confusions")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..store.fts import fts_query
+from ..store.fts import CHUNK_WEIGHTS, MEMORY_WEIGHTS, fts_query
+from ..store.postings import chunk_ids
+from .bm25 import top
 from .filters import Filters
 
 if TYPE_CHECKING:
@@ -72,21 +74,31 @@ def memory_bm25(core: Core, q: KeywordQuery, filters: Filters, n: int,
     (``store.fts.MEMORY_WEIGHTS``)."""
     if n <= 0:
         return []
-    if q.phrase:
-        match = fts_query(q.keywords, "phrase")
-    else:
-        match = fts_query(" ".join(prune_common(core, q.keywords.split())), "or")
+    words = None if q.phrase else " ".join(prune_common(core, q.keywords.split()))
+    match = fts_query(q.keywords, "phrase") if words is None else fts_query(words, "or")
     if match is None:
         return []
     # Most memories pass the default filter (archived ones are few): a little over n will do.
     fetch = n + max(10, n // 5) if filters.is_default else 2 * n
     cache: dict[str, Any] = {} if rows_cache is None else rows_cache
-    found = core.store.memory_bm25(match, fetch, cache)
+    found = _memory_top(core, words, fetch, cache) if words is not None else None
+    if found is None:
+        found = core.store.memory_bm25(match, fetch, cache)
     light = core.store.light_rows([i for i, _ in found], cache)
     kept = [(i, s) for i, s in found if i in light and filters.matches_row(light[i])]
     if len(kept) >= n or len(found) < fetch:
         return kept[:n]
     return core.store.memory_bm25_filtered(match, filters, n)
+
+
+def _memory_top(core: Core, words: str, fetch: int, cache: dict[str, Any]) -> Ranking | None:
+    """``store.memory_bm25`` of ``fts_query(words)`` from the postings kept in memory (``bm25``:
+    the same ranking), or None when they cannot answer."""
+    found = top(core.store, "memories_fts", words, MEMORY_WEIGHTS, fetch)
+    if found is None:
+        return None
+    light = core.store.light_rows_at([r for r, _ in found], cache)
+    return [(light[r]["id"], s) for r, s in found if r in light]
 
 
 def chunk_bm25(core: Core, query: str, n: int, mode: str = "or") -> Ranking:
@@ -97,4 +109,9 @@ def chunk_bm25(core: Core, query: str, n: int, mode: str = "or") -> Ranking:
     match = fts_query(query, mode)
     if match is None or n <= 0:
         return []
-    return core.store.chunk_bm25(match, n)
+    found = top(core.store, "chunks_fts", query, CHUNK_WEIGHTS, n) if mode == "or" else None
+    if found is None:
+        return core.store.chunk_bm25(match, n)
+    with core.store.lock:
+        ids = chunk_ids(core.store.conn, [r for r, _ in found])
+    return [(ids[r], s) for r, s in found if r in ids]
