@@ -42,16 +42,13 @@ def test_the_shipped_head_loads_and_fits_minilm(real_embedder) -> None:
 
 # Sentences of each type that the rules get wrong (checked below, so the test says something
 # about the head and not about the rules), written for this test, none from the labelled splits.
-# (The rules' wrong types, for the record: session note, decision, fact, fact, fact, decision,
-# decision.)
+# (The rules' wrong types, for the record: session note, fact, fact, fact, decision.)
 WRONG_BY_THE_RULES = [
     ("Ana", "We're dropping the Thursday stand-up and writing async updates in the channel.", "decision"),
-    ("Ben", "Spicy food has never agreed with me, so I order it mild.", "preference"),
-    ("Ana", "Cats over dogs for me, every single time.", "preference"),
+    ("Ben", "Cats over dogs for me, every single time.", "preference"),
     ("Ben", "Uploads over 20 MB stall at 99 percent on the mobile app.", "debug_log"),
     ("Ana", "Currently halfway through migrating the contact forms to the new template.", "session_note"),
     ("Ben", "I moved to Lisbon when I was nineteen.", "fact"),
-    ("Ana", "My brother decided to become a nurse after school.", "fact"),
 ]
 
 
