@@ -10,6 +10,12 @@ the stored memories are mapped back to their turns. Printed per conversation and
 - named: share of memories that name a participant (who said or did it);
 - the memory types.
 
+`--scorer head` (the default, as shipped) scores candidates by the learned head
+(`mnemo.nlp.statement_head`), whose own features include the evidence and the new words: the
+folds choose its threshold only (`--weights` sweeps the added weights too), on the head's scale
+(`HEAD_GRID`); `--scorer margin` scores them by the nearest-example margin (the fallback without
+the head) with its constants (`extract.MARGIN_*`).
+
 `--folds loo` chooses the statement filter's threshold, evidence weight and novelty weight
 (with `--reactions` the reaction penalty, with `--self` the self weight too: `mnemo.nlp.extract.STATEMENT_THRESHOLD`,
 `EVIDENCE_WEIGHT`, `NOVELTY_WEIGHT`, `REACTION_PENALTY`, `SELF_WEIGHT`) on all conversations but
@@ -55,6 +61,16 @@ INF = float("inf")
 # What a reaction that carries something costs against the threshold (extract.REACTION_PENALTY);
 # infinite: dropped by the parse, as before it was weighed.
 REACTION_PENALTIES = [INF, 0.3, 0.2, 0.15, 0.1, 0.05, 0.0]
+# The same grids on the scale of the learned head's log-odds (statement_head; --scorer head, as
+# shipped): its scores spread over several units where the margin's spread over tenths.
+HEAD_GRID = [float("-inf"), *(round(-4.0 + 0.02 * i, 2) for i in range(401))]
+# The head has the evidence and the new words among its features: as shipped the folds choose its
+# threshold only; --weights sweeps these added weights too (held out the same trade-off).
+HEAD_WEIGHTS = [0.0]
+HEAD_NOVELTY_WEIGHTS = [0.0]
+HEAD_WEIGHTS_SWEPT = [0.0, 0.1, 0.2, 0.3, 0.5]
+HEAD_NOVELTY_WEIGHTS_SWEPT = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5]
+HEAD_REACTION_PENALTIES = [INF, 3.0, 2.0, 1.5, 1.0, 0.5, 0.0]
 CITED_GOAL, UNCITED_GOAL = 0.95, 0.35
 # A lost cited turn costs this many kept uncited ones in the objective: a fact never stored
 # cannot be recalled, a stored piece of chatter only competes at recall.
@@ -94,26 +110,35 @@ def cited(sample: dict[str, Any]) -> set[str]:
     return out
 
 
-def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
+def ingest_one(sample: dict[str, Any], log: Any, scorer: str = "head") -> dict[str, Any]:
     """One ingest of the whole conversation, every candidate kept whatever its statement
-    score; returns the stored memories (turn, type, content, score) and the gold."""
+    score; returns the stored memories (turn, type, content, score) and the gold. ``scorer``:
+    ``head`` (the learned head, as shipped) or ``margin`` (the nearest-example margin, what the
+    filter falls back on without the head)."""
+    from unittest import mock
+
     from mnemo import save as pipeline
     from mnemo.clock import Clock
     from mnemo.config import load_settings
     from mnemo.engine import Mnemo
-    from mnemo.nlp import extract
+    from mnemo.nlp import extract, statement_head
 
     turns, dia = turns_of(sample)
-    saved = extract.STATEMENT_THRESHOLD, pipeline.write_memories, extract.REACTION_PENALTY
+    saved = (extract.STATEMENT_THRESHOLD, pipeline.write_memories, extract.REACTION_PENALTY, extract.MARGIN_THRESHOLD,
+             extract.MARGIN_REACTION_PENALTY)
     drafts: dict[str, Any] = {}
 
     def capture(core: Any, items: list[tuple[Any, bool]], *args: Any, **kwargs: Any) -> Any:
         drafts.update((m.id, m) for m, _ in items)  # the duplicates' meta: they are never stored
         return saved[1](core, items, *args, **kwargs)
 
-    extract.STATEMENT_THRESHOLD = float("-inf")
-    extract.REACTION_PENALTY = 0.0  # the parse's reactions stored too, flagged: the folds weigh them (REACTION_PENALTIES)
+    extract.STATEMENT_THRESHOLD = extract.MARGIN_THRESHOLD = float("-inf")
+    # The parse's reactions stored too, flagged: the folds weigh them (REACTION_PENALTIES).
+    extract.REACTION_PENALTY = extract.MARGIN_REACTION_PENALTY = 0.0
     pipeline.write_memories = capture
+    no_head = mock.patch.object(statement_head, "head", lambda *_a, **_k: None) if scorer == "margin" else None
+    if no_head is not None:
+        no_head.start()
     try:
         with tempfile.TemporaryDirectory(prefix="mnemo-eval-extract-") as home:
             settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
@@ -140,7 +165,10 @@ def ingest_one(sample: dict[str, Any], log: Any) -> dict[str, Any]:
                          # only when what it repeats falls below the filter (``measure``).
                          "dup_of": -1 if r["created"] else row[r["duplicate_of"]]})
     finally:
-        extract.STATEMENT_THRESHOLD, pipeline.write_memories, extract.REACTION_PENALTY = saved
+        (extract.STATEMENT_THRESHOLD, pipeline.write_memories, extract.REACTION_PENALTY, extract.MARGIN_THRESHOLD,
+         extract.MARGIN_REACTION_PENALTY) = saved
+        if no_head is not None:
+            no_head.stop()
     conv = sample["conversation"]
     log(f"  {sample.get('sample_id', '?')}: {len(turns)} turns ingested in {seconds:.1f}s ({len(turns) / seconds:.0f}/s)")
     return {"id": sample.get("sample_id", "?"), "dia": dia, "cited": cited(sample), "memories": mems,
@@ -444,8 +472,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--signals", action="store_true", help="turn-level AUC of the strength and of context signals")
     ap.add_argument("--self", action="store_true", dest="self_", help="also sweep the self weight (off as shipped)")
     ap.add_argument("--reactions", action="store_true", help="also sweep the reaction penalty (infinite as shipped)")
+    ap.add_argument("--weights", action="store_true", help="with the head: also sweep the evidence and novelty weights")
+    ap.add_argument("--scorer", choices=("head", "margin"), default="head",
+                    help="the learned head (as shipped) or the nearest-example margin (the fallback without it)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    global GRID, WEIGHTS, NOVELTY_WEIGHTS, REACTION_PENALTIES
+    if args.scorer == "head":
+        GRID, REACTION_PENALTIES = HEAD_GRID, HEAD_REACTION_PENALTIES
+        WEIGHTS, NOVELTY_WEIGHTS = (HEAD_WEIGHTS_SWEPT, HEAD_NOVELTY_WEIGHTS_SWEPT) if args.weights else (HEAD_WEIGHTS, HEAD_NOVELTY_WEIGHTS)
 
     from mnemo.nlp import extract
 
@@ -463,11 +498,12 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    runs = [ingest_one(s, log) for s in data]
-    default = (extract.STATEMENT_THRESHOLD, extract.EVIDENCE_WEIGHT, extract.SELF_WEIGHT, extract.NOVELTY_WEIGHT,
-               extract.REACTION_PENALTY)
-    self_weights = SELF_WEIGHTS if args.self_ else [extract.SELF_WEIGHT]
-    penalties = REACTION_PENALTIES if args.reactions else [extract.REACTION_PENALTY]
+    runs = [ingest_one(s, log, args.scorer) for s in data]
+    by_head = args.scorer == "head"
+    evidence_w, self_w, novelty_w, penalty = extract.weights(by_head)
+    default: Setting = (extract.threshold(by_head), evidence_w, self_w, novelty_w, penalty)
+    self_weights = SELF_WEIGHTS if args.self_ else [default[2]]
+    penalties = REACTION_PENALTIES if args.reactions else [default[4]]
     insample = [measure(r, *default) for r in runs]
     out: dict[str, Any] = {"threshold": default[0], "evidence_weight": default[1], "self_weight": default[2],
                            "novelty_weight": default[3], "reaction_penalty": default[4],
@@ -493,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(out, default=lambda o: None, indent=1))
         return 0
-    print(f"shipped threshold {default[0]}, evidence weight {default[1]}, self weight {default[2]}, "
+    print(f"scorer {args.scorer}: shipped threshold {default[0]}, evidence weight {default[1]}, self weight {default[2]}, "
           f"novelty weight {default[3]}, reaction penalty {default[4]}: in-sample "
           f"(all conversations would choose {out['all_runs_choose']})")
     print(HEADER)

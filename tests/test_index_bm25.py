@@ -59,7 +59,9 @@ def _warm(m: Mnemo) -> None:
     assert _top(m, "garden", 5) is not None
 
 
-def test_scores_and_order_equal_fts5_bit_for_bit(engine: Mnemo) -> None:
+@pytest.mark.parametrize("sparse", [0, 10**6])  # only the matching rows; an array cell for every rowid
+def test_scores_and_order_equal_fts5_bit_for_bit(engine: Mnemo, monkeypatch: pytest.MonkeyPatch, sparse: int) -> None:
+    monkeypatch.setattr(bm25, "SPARSE", sparse)
     m = engine
     _fill(m, 400)
     _warm(m)

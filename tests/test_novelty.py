@@ -62,15 +62,18 @@ def test_a_borderline_statement_is_kept_when_it_adds_something_and_dropped_when_
     (c,) = [c for c in cands if c.text == said]
     assert c.novel == 1 and c.evidence == 0  # "wall" is news after the living room, not after the green walls
     vector = real_embedder.embed([attributed(said, "Ben", None)[0]])
+    from mnemo.nlp import statement_head
     from mnemo.nlp.statement import prototypes
 
     margin = float(prototypes(real_embedder).margin(vector, named=True)[0])
-    # The threshold between the sentence's margin and its margin with one new word: the new word
-    # alone decides.
-    monkeypatch.setattr(extract, "STATEMENT_THRESHOLD", margin + extract.NOVELTY_WEIGHT * 0.5)
+    # The margin scores it (the fallback without the learned head, whose own features count the
+    # new words). The threshold between the sentence's margin and its margin with one new word:
+    # the new word alone decides.
+    monkeypatch.setattr(statement_head, "head", lambda *_a, **_k: None)
+    monkeypatch.setattr(extract, "MARGIN_THRESHOLD", margin + extract.MARGIN_NOVELTY_WEIGHT * 0.5)
     assert said in kept(real_embedder, news)
     assert said not in kept(real_embedder, echo)
-    monkeypatch.setattr(extract, "NOVELTY_WEIGHT", 0.0)
+    monkeypatch.setattr(extract, "MARGIN_NOVELTY_WEIGHT", 0.0)
     assert said not in kept(real_embedder, news)
 
 

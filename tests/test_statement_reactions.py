@@ -59,8 +59,8 @@ def test_the_penalty_counts_against_reactions_only(monkeypatch: pytest.MonkeyPat
 def test_the_filter_keeps_a_weighed_reaction_by_its_strength_less_the_penalty(real_embedder,
                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(extract, "REACTION_PENALTY", 0.0)
-    monkeypatch.setattr(extract, "STATEMENT_THRESHOLD", -1.0)
+    monkeypatch.setattr(extract, "STATEMENT_THRESHOLD", -10.0)
     assert THANKS in kept(real_embedder, LINES)
-    monkeypatch.setattr(extract, "REACTION_PENALTY", 2.0)  # more than any margin can make up
+    monkeypatch.setattr(extract, "REACTION_PENALTY", 20.0)  # more than any score of the head can make up
     still = kept(real_embedder, LINES)
     assert THANKS not in still and "I landed in Oslo at noon." in still

@@ -62,6 +62,7 @@ K1 = 1.2
 B = 0.75
 POSTINGS_CACHE = 2_000_000  # (row, weight) entries kept a table: 32 MB
 TOKEN_CACHE = 20_000  # words whose tokens are kept
+SPARSE = 16  # postings under 1 / SPARSE of the table's rows are scored on their own rows (``_score``)
 _WORD = re.compile(r"\w+", re.UNICODE)  # the words of ``store.fts.fts_query``
 
 Version = tuple[bytes, bytes]
@@ -136,12 +137,15 @@ def _build(conn: Any, fts: str, t: _Table, version: Version) -> bool:
 
 def _tokens(conn: Any, words: Sequence[str]) -> list[tuple[str, ...]]:
     """Each word's tokens by the FTS tables' tokenizer (kept: the tokenizer is fixed)."""
-    new = [w for w in dict.fromkeys(words) if w not in _TOKENS]
+    known = {w: _TOKENS.get(w) for w in words}
+    new = [w for w, found in known.items() if found is None]
     if new:
+        read = dict(zip(new, postings_sql.tokens(conn, new), strict=True))
+        known.update(read)
         if len(_TOKENS) + len(new) > TOKEN_CACHE:
             _TOKENS.clear()
-        _TOKENS.update(zip(new, postings_sql.tokens(conn, new), strict=True))
-    return [_TOKENS[w] for w in words]
+        _TOKENS.update(read)
+    return [known[w] or () for w in words]
 
 
 def _postings(conn: Any, fts: str, t: _Table, term: str, weights: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -198,23 +202,34 @@ def _top(store: Store, fts: str, words: list[str], weights: Sequence[float], lim
         if fresh and _version(conn, fts) != version:  # written while the postings were read
             t.version = None
             return None
-    return _score(t, lists, limit)
+        # Under the lock: another thread's rebuild must not swap the sizes under these postings.
+        return _score(t, lists, limit)
 
 
 def _score(t: _Table, lists: list[tuple[np.ndarray, np.ndarray]], limit: int) -> list[tuple[int, float]]:
-    score = np.zeros(len(t.sizes), dtype=np.float64)
-    hit = np.zeros(len(t.sizes), dtype=bool)
-    for rowids, freq in lists:  # in phrase order, as FTS5 sums them (a phrase a row lacks adds +0.0)
+    for rowids, _ in lists:
         if len(rowids) and rowids[-1] >= len(t.sizes):  # cannot be with a current cache
             raise RuntimeError("a row beyond the cached sizes")
+    total = sum(len(rowids) for rowids, _ in lists)
+    # Few postings against the table (rare words, a big store): work on their rows only; else on
+    # arrays over every rowid (no sort of the matching rows). The same additions either way.
+    rows = np.unique(np.concatenate([r for r, _ in lists])) if total * SPARSE < len(t.sizes) else None
+    score = np.zeros(len(t.sizes) if rows is None else len(rows), dtype=np.float64)
+    for rowids, freq in lists:  # in phrase order, as FTS5 sums them (a phrase a row lacks adds +0.0)
         n = len(rowids)
         idf = math.log((t.rows - n + 0.5) / (n + 0.5))
         if idf <= 0.0:
             idf = 1e-6
-        score[rowids] += idf * ((freq * (K1 + 1.0)) / (freq + t.norm[rowids]))
-        hit[rowids] = True
-    rows = np.flatnonzero(hit)
-    found = score[rows]
+        at = rowids if rows is None else np.searchsorted(rows, rowids)
+        score[at] += idf * ((freq * (K1 + 1.0)) / (freq + t.norm[rowids]))
+    if rows is None:
+        hit = np.zeros(len(t.sizes), dtype=bool)
+        for rowids, _ in lists:
+            hit[rowids] = True
+        rows = np.flatnonzero(hit)
+        found = score[rows]
+    else:
+        found = score
     order = np.lexsort((rows, -found))[:limit]
     return [(int(rows[i]), float(found[i])) for i in order]
 

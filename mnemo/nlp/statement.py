@@ -174,15 +174,18 @@ def evidence(sent: Any) -> int:
     something not the speaker's reports nothing either ("Lunch was nice today"); a past event is
     a verb other than "be"; names of people do not count, since a reaction names its addressee
     ("Wow, John!")."""
+    return sum(kinds(sent))
+
+
+def kinds(sent: Any) -> tuple[bool, bool, bool, bool]:
+    """Which kinds of evidence ``evidence`` counts: (the speaker as subject or owner, a time, a
+    named thing or a number, a past event); none for a sentence that does not report."""
     toks = [t for t in sent if not (t.is_punct or t.is_space)]
     if not reports(sent):
-        return 0
-    own = _own(toks)
+        return (False, False, False, False)
     labels = {e.label_ for e in sent.ents}
-    when = bool(labels & {"DATE", "TIME"})
-    thing = bool(labels & _THING_ENTS)
-    past = any(t.tag_ == "VBD" and t.lower_ not in _COPULA for t in toks)
-    return int(own) + int(when) + int(thing) + int(past)
+    return (_own(toks), bool(labels & {"DATE", "TIME"}), bool(labels & _THING_ENTS),
+            any(t.tag_ == "VBD" and t.lower_ not in _COPULA for t in toks))
 
 
 def _own(toks: list[Any]) -> bool:

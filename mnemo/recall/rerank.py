@@ -107,9 +107,12 @@ def collapse(
     flagged ``duplicate_of`` a kept memory) of one already kept, or that would be the
     ``per_note + 1``-th chunk of one note."""
     kept: list[Candidate] = []
-    kept_vecs: list[np.ndarray] = []
     kept_ids: set[str] = set()
     per: dict[str, int] = {}
+    # The kept vectors, one row each, in a matrix filled as they come (not stacked again for
+    # every candidate): the first ``nkept`` rows are what a stack of them would be.
+    matrix: np.ndarray | None = None
+    nkept = 0
     for c in ordered:
         if c.memory is not None and c.memory.duplicate_of and c.memory.duplicate_of in kept_ids:
             continue
@@ -117,8 +120,8 @@ def collapse(
         if note is not None and per_note > 0 and per.get(note, 0) >= per_note:
             continue
         v = vectors.get(c.id)
-        if v is not None and kept_vecs and threshold < 1.0:
-            sims = np.stack(kept_vecs) @ np.asarray(v, dtype=np.float32)
+        if v is not None and nkept and threshold < 1.0 and matrix is not None:
+            sims = matrix[:nkept] @ np.asarray(v, dtype=np.float32)
             if float(sims.max()) >= threshold:
                 continue
         kept.append(c)
@@ -126,7 +129,11 @@ def collapse(
         if c.memory is not None:
             kept_ids.add(c.memory.id)
         if v is not None:
-            kept_vecs.append(np.asarray(v, dtype=np.float32))
+            row = np.asarray(v, dtype=np.float32)
+            if matrix is None:
+                matrix = np.empty((len(ordered), len(row)), dtype=np.float32)
+            matrix[nkept] = row
+            nkept += 1
         if note is not None:
             per[note] = per.get(note, 0) + 1
     return kept

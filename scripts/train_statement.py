@@ -1,0 +1,174 @@
+"""Train the statement filter's head (``mnemo/nlp/statement_head.py``) on our own labelled
+material and write its coefficients to ``mnemo/nlp/heads/statement.json``.
+
+What it learns from (all hand-written for this project; nothing from LoCoMo or any other data
+set, whose licence would follow the weights):
+
+- the candidates ``extract.candidates`` makes of every conversation of the spent labelled splits
+  (``tests/labelled/`` train*.txt and test.txt ... test8.txt; never a split not listed in
+  ``SPLITS``: a fresh one is for scoring, not training), the parse's reactions that carry
+  something included (``extract.REACTION_PENALTY`` finite while they are made), each labelled by
+  the unit it states (``labelled_set.unit_of``): chatter, or a statement of any type;
+- each sentence of ``statement_prototypes.txt`` (hand-written personal statements and chatter) as
+  a turn of its own. (``statement_examples.txt`` is ``train.txt``'s units, already in.)
+
+Each candidate is embedded as ingest embeds it (the speaker's name in front, "(to X)" when it
+says "you") and once more bare, as a role's turn would be ("user", "assistant"), with the
+``named`` feature telling the two apart. A logistic regression (scikit-learn, lbfgs, balanced
+classes) over the vector and ``statement_head.FEATURES``, standardised; its regularisation C is
+chosen by 5-fold cross-validation grouped by conversation on the same material (AUC), then
+refitted on all of it. The scaling is folded into the coefficients, so the runtime is one dot
+product (numpy only).
+
+    .venv/bin/python scripts/train_statement.py            # writes mnemo/nlp/heads/statement.json
+    .venv/bin/python scripts/train_statement.py --check    # the cross-validation only, nothing written
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# The spent splits: free to train on. A split not named here (a fresh held-out one) is never read.
+SPLITS = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8")
+CS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)
+FOLDS = 5
+SEED = 0
+MODEL = "all-MiniLM-L6-v2"
+
+
+def _rows(embedder: Any, turns: list[dict[str, Any]], label_of: Any) -> tuple[list[Any], list[Any], list[int]]:
+    """The candidates of one conversation as (vector, features) rows in both forms, and their labels."""
+    import numpy as np
+
+    from mnemo.ingest import addressees, attributed
+    from mnemo.nlp import conversation, extract
+    from mnemo.nlp.statement_head import features
+
+    parsed = conversation.parse(json.dumps(turns), "json")
+    saved = extract.REACTION_PENALTY
+    extract.REACTION_PENALTY = 0.0  # the reactions that carry something are candidates too, flagged
+    try:
+        cands, _ = extract.candidates(parsed)
+    finally:
+        extract.REACTION_PENALTY = saved
+    speakers = {t.speaker for t in parsed if t.speaker is not None and extract.is_person(t.speaker)}
+    addr = addressees(parsed, speakers)
+    vectors, feats, labels = [], [], []
+    for c in cands:
+        label = label_of(c)
+        if label is None:
+            continue
+        said, _ = attributed(c.text, c.speaker if c.speaker in speakers else None, addr.get(c.turn.index))
+        for text, named in ((said, said != c.text), (c.text, False)) if said != c.text else ((c.text, False),):
+            vectors.append(text)
+            feats.append(features(c, named))
+            labels.append(label)
+    vecs = list(np.asarray(embedder.embed(vectors), dtype=np.float32)) if vectors else []
+    return vecs, feats, labels
+
+
+def dataset(embedder: Any, log: Any = print) -> tuple[Any, Any, Any]:
+    """(X, y, groups): one row per candidate and form, grouped by conversation."""
+    import numpy as np
+
+    from mnemo.nlp.statement import PROTOTYPES, load_examples
+    from tests.labelled_set import load, unit_of
+
+    xs, ys, groups = [], [], []
+    for split in SPLITS:
+        convs = load(split)
+        for conv in convs:
+            turns = [{"speaker": s, "text": t, "timestamp": 1_770_000_000 + 60 * i} for i, (s, t) in enumerate(conv.turns)]
+
+            def label_of(c: Any, conv: Any = conv) -> int | None:
+                u = unit_of(conv, c.turn.index, c.text)
+                return None if u is None else int(u.type != "chatter")
+
+            vecs, feats, labels = _rows(embedder, turns, label_of)
+            xs += [np.concatenate([v, f]) for v, f in zip(vecs, feats, strict=True)]
+            ys += labels
+            groups += [f"{split}/{conv.cid}"] * len(labels)
+        log(f"  {split}: {len(convs)} conversations, {len(ys)} rows so far")
+    for n, (label, text) in enumerate(load_examples(PROTOTYPES)):
+        vecs, feats, labels = _rows(embedder, [{"speaker": "Sam", "text": text, "timestamp": 1_770_000_000}],
+                                    lambda _c, label=label: int(label != "chatter"))
+        xs += [np.concatenate([v, f]) for v, f in zip(vecs, feats, strict=True)]
+        ys += labels
+        groups += [f"prototype/{n // 10}"] * len(labels)  # ten to a group, so a fold holds some out
+    log(f"  prototypes: {len(ys)} rows in all")
+    return np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=int), np.asarray(groups)
+
+
+def fit(x: Any, y: Any, c: float) -> tuple[Any, Any]:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(x)
+    model = LogisticRegression(C=c, max_iter=10000, class_weight="balanced", random_state=SEED).fit(scaler.transform(x), y)
+    return scaler, model
+
+
+def cross_validate(x: Any, y: Any, groups: Any) -> dict[float, float]:
+    """Grouped k-fold AUC for each C (conversations never split between train and test)."""
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import GroupKFold
+
+    out = {}
+    for c in CS:
+        pred = np.zeros(len(y))
+        for tr, te in GroupKFold(FOLDS).split(x, y, groups):
+            scaler, model = fit(x[tr], y[tr], c)
+            pred[te] = model.decision_function(scaler.transform(x[te]))
+        out[c] = float(roc_auc_score(y, pred))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="cross-validate only; write nothing")
+    ap.add_argument("--out", type=Path, default=None, help="where to write (default: the shipped head)")
+    args = ap.parse_args(argv)
+
+
+    from mnemo.nlp.embedder import make_embedder
+    from mnemo.nlp.statement_head import FEATURES, HEAD
+
+    embedder = make_embedder(MODEL)
+    x, y, groups = dataset(embedder)
+    print(f"{len(y)} rows ({int((y == 0).sum())} chatter), {len(set(groups))} groups, {x.shape[1]} columns")
+    aucs = cross_validate(x, y, groups)
+    for c, a in aucs.items():
+        print(f"  C={c:<6} grouped {FOLDS}-fold AUC {a:.4f}")
+    best = max(CS, key=lambda c: (round(aucs[c], 3), -c))  # ties (to 3 places) to the stronger regularisation
+    print(f"chosen C={best}")
+    if args.check:
+        return 0
+    scaler, model = fit(x, y, best)
+    w = model.coef_[0] / scaler.scale_
+    bias = float(model.intercept_[0] - (w * scaler.mean_).sum())
+    dim = x.shape[1] - len(FEATURES)
+    out = {
+        "about": "statement filter head: logistic regression over the MiniLM vector and the features below, "
+                 "trained by scripts/train_statement.py on tests/labelled spent splits and statement_prototypes.txt",
+        "model": MODEL, "dim": dim, "C": best, "rows": int(len(y)), "chatter_rows": int((y == 0).sum()),
+        "cv_auc": round(aucs[best], 4), "features": list(FEATURES),
+        "bias": round(bias, 6), "weights": [round(float(v), 6) for v in w[dim:]],
+        "vector": [round(float(v), 6) for v in w[:dim]],
+    }
+    target = args.out or HEAD
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {target}: " + ", ".join(f"{n} {v:+.3f}" for n, v in zip(FEATURES, w[dim:], strict=True)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+"""The statement filter's learned head (``mnemo.nlp.statement_head``): it loads, it scores as the
+filter needs (a statement kept, a compliment dropped), and without it the margin decides."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemo.ingest import attributed
+from mnemo.nlp import conversation, extract, statement_head
+from mnemo.nlp.statement_head import FEATURES, Head
+from tests.statement_filter import kept
+
+STATEMENT = ("Ana", "I adopted a rescue greyhound from the shelter last Saturday.")
+COMPLIMENT = ("Ben", "You're such an amazing friend, you always know what to say!")
+LINES = [STATEMENT, COMPLIMENT, ("Ana", "My sister is flying in from Lisbon for the weekend.")]
+
+
+def test_the_shipped_head_loads_with_the_features_this_code_computes() -> None:
+    h = Head.load()
+    assert h.model == "all-MiniLM-L6-v2"
+    assert h.vector_w.shape == (384,) and h.feature_w.shape == (len(FEATURES),)
+    assert np.isfinite(h.vector_w).all() and np.isfinite(h.feature_w).all() and np.isfinite(h.bias)
+    raw = json.loads(statement_head.HEAD.read_text(encoding="utf-8"))
+    assert raw["features"] == list(FEATURES)
+
+
+def test_a_head_trained_on_other_features_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = json.loads(statement_head.HEAD.read_text(encoding="utf-8"))
+    raw["features"] = [*raw["features"], "something else"]
+    other = tmp_path / "statement.json"
+    other.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(ValueError, match="features"):
+        Head.load(other)
+
+    class Named:
+        name = "all-MiniLM-L6-v2"
+
+    assert statement_head.head(Named(), other) is None
+    assert statement_head.head(Named()) is not None  # the shipped one
+
+
+@pytest.mark.slow
+def test_the_head_keeps_a_statement_and_drops_a_compliment(real_embedder) -> None:
+    assert statement_head.head(real_embedder) is not None
+    got = kept(real_embedder, LINES)
+    assert STATEMENT[1] in got and LINES[2][1] in got
+    assert COMPLIMENT[1] not in got
+
+
+@pytest.mark.slow
+def test_without_the_file_the_margin_decides(real_embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(statement_head, "HEAD", tmp_path / "missing.json")
+    assert statement_head.head(real_embedder) is None
+    got = kept(real_embedder, LINES)
+    assert STATEMENT[1] in got and COMPLIMENT[1] not in got
+    # Scored by the margin, against the margin's own constants.
+    turns = conversation.parse(json.dumps([{"speaker": s, "text": t} for s, t in LINES]), "json")
+    cands, _ = extract.candidates(turns)
+    said = [attributed(c.text, c.speaker, None)[0] for c in cands]
+    extract.judge(cands, real_embedder.embed(said), [True] * len(cands), real_embedder)
+    assert cands and not any(c.by_head for c in cands)
+    assert all(abs(c.score) < 1.0 for c in cands)  # a difference of mean cosines, not log-odds
