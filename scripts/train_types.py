@@ -175,9 +175,14 @@ def save(head: Head, path: Path, model_name: str = "all-MiniLM-L6-v2") -> None:
     from mnemo.nlp.type_head import CLASSES
 
     lr = head.model
-    order = [list(lr.classes_).index(t) for t in CLASSES]  # rows in type_head.CLASSES order
+    # Rows in type_head.CLASSES order; a class the examples lack (a small fit with no chatter let
+    # through) gets a row that never wins.
+    known = list(lr.classes_)
+    n = lr.coef_.shape[1]
+    weights = np.stack([lr.coef_[known.index(t)] if t in known else np.zeros(n) for t in CLASSES])
+    bias = np.array([lr.intercept_[known.index(t)] if t in known else -1e9 for t in CLASSES])
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, weights=lr.coef_[order].astype(np.float32), bias=lr.intercept_[order].astype(np.float32),
+    np.savez(path, weights=weights.astype(np.float32), bias=bias.astype(np.float32),
              mean=head.mean.astype(np.float32), scale=head.scale.astype(np.float32),
              classes=np.array(CLASSES), parts=np.array(head.parts), model=np.array(model_name),
              dim=np.array(384))
