@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import MemoryType
+from . import type_head
 from .classify import classify_parsed
 from .conversation import Turn
 from .fingerprint import singular
@@ -445,6 +446,9 @@ def judge(cands: Sequence[Candidate], vectors: Any, named: Sequence[bool], embed
         # (scripts/eval_labelled.py --split train,train2, the vote held out per conversation:
         # types 0.942 with it, 0.971 without).
         kept.append(i)
+    # The learned type head (nlp/type_head.py) has the last word on the types, when it fits
+    # this embedder; the rules' types above are among its inputs and the fallback.
+    type_head.retype([cands[i] for i in kept], vectors[kept], embedder)
     prev: Candidate | None = None
     for i in kept:
         c = cands[i]

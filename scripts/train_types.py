@@ -1,0 +1,322 @@
+"""Fit the memory-type head (mnemo/nlp/type_head.py) on the spent labelled splits and write
+mnemo/nlp/heads/types.npz; print its leave-one-split-out figures.
+
+Training examples are the candidates ingest itself makes from each labelled conversation (the
+same sentence splitting, the same statement filter, the text as saved with its speaker's name,
+its stored MiniLM vector, the rules' type after the filter), each labelled with the unit the
+evaluation matches it to (``tests.labelled_set.unit_of``). Chatter the statement filter let
+through is a class of its own: the head learns that a "Good tip, thank you." is none of the
+five types, and at run time leaves such a candidate the rules' type (what is kept is the
+filter's to say; trained without it, the head typed such leftovers as decisions, which the
+decision rules then kept and linked: test5 held out, 2 of 3 new wrong links). So the features
+at training time are those the head sees at run time.
+
+    .venv/bin/python scripts/train_types.py                      # LOO over splits, then fit on all, write the head
+    .venv/bin/python scripts/train_types.py --hold-out test8     # fit without test8, score test8 end to end
+    .venv/bin/python scripts/train_types.py --splits train,test --out /tmp/h.npz   # a small fit
+
+Never give it tests/labelled/test9.txt (the fresh split) or LoCoMo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# The rules as they stood when each split was scored for the first time, frozen, before any rule
+# was written from it (the commits that scored them once): on these splits the rules' type is
+# what the rules say on text they were never tuned on, which is what they will say at run time.
+# The splits before test4 have been in every round's tuning, so the current rules stand there.
+FRESH_RULES = {"test4": "156505f", "test5": "3a2888b", "test6": "cf8acb4", "test7": "f0be8fe", "test8": "523cb41"}
+SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8")
+SEED = 0
+# The ONNX export of the model, made once and shared by the engines this script opens.
+MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
+# Grid the leave-one-split-out folds choose from (inverse regularisation, which inputs).
+CS = (0.03, 0.1, 0.3)
+# The vector enters unstandardised (its cosine geometry kept), times this factor: with C, how
+# much the regression may lean on it against the rules and the parse.
+SCALES = (3.0, 5.0, 7.0)
+PARTS = ("rules,parse,vector", "parse,vector", "rules,parse", "vector")
+FOLDS = ("test5", "test6", "test7", "test8")
+
+
+@dataclass
+class Example:
+    split: str
+    conversation: str
+    text: str
+    label: str
+    rule: str
+    blocks: dict[str, np.ndarray]
+
+    def row(self, parts: str) -> np.ndarray:
+        return np.concatenate([self.blocks[p] for p in parts.split(",")])
+
+
+def old_rules(commit: str) -> Any:
+    """``mnemo/nlp/classify.py`` as it was at ``commit`` (from git), as a module."""
+    import importlib.util
+    import subprocess
+
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:mnemo/nlp/classify.py"], check=True,
+                            capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp(prefix="mnemo-rules-")) / f"classify_{commit}.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"mnemo.nlp._classify_{commit}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "mnemo.nlp"
+    spec.loader.exec_module(module)
+    return module
+
+
+def collect(engine: Any, split: str) -> list[Example]:
+    """The typed candidates ingest keeps from ``split``, with their features and gold label; the
+    ``rules`` block is the rules' type as the rules of ``FRESH_RULES`` say it, where the split has
+    them."""
+    from unittest import mock
+
+    from mnemo import ingest as ingest_mod
+    from mnemo.models import MemoryType
+    from mnemo.nlp import conversation, extract, statement, type_head
+    from tests.labelled_set import examples_without, load, unit_of
+
+    embedder = engine.core.embedder
+    fresh = old_rules(FRESH_RULES[split]) if split in FRESH_RULES else None
+    out: list[Example] = []
+    for n, conv in enumerate(load(split)):
+        t0 = 1_770_000_000.0 + n * 86400
+        turns_json = [{"speaker": sp, "text": tx, "timestamp": t0 + 60 * i} for i, (sp, tx) in enumerate(conv.turns)]
+        turns, _, _ = conversation.load(json.dumps(turns_json), "json")
+        cands, _ = extract.candidates(turns)
+        speakers = {t.speaker for t in turns if t.speaker is not None and extract.is_person(t.speaker)}
+        addressee = ingest_mod.addressees(turns, speakers)
+        said = [ingest_mod.attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index))[0]
+                for c in cands]
+        vectors = np.asarray(embedder.embed(said), dtype=np.float32) if said else np.zeros((0, 384), np.float32)
+        # The rules' types as the head will see them: the filter run with no head.
+        named = [s != c.text for s, c in zip(said, cands, strict=True)]
+        with examples_without(engine, conv), mock.patch.object(type_head, "HEAD_PATH", ROOT / "no-such-head.npz"):
+            kept = extract.judge(cands, vectors, named, embedder)
+            protos = statement.prototypes(embedder)
+            for i in kept:
+                c = cands[i]
+                unit = unit_of(conv, c.turn.index, said[i])
+                if unit is None:
+                    continue
+                rule = c.type
+                if fresh is not None:
+                    rule = MemoryType(fresh.classify_parsed(c.text, c.spans).value)
+                    if rule == MemoryType.DEBUG_LOG and protos is not None and not protos.near(vectors[i], "debug_log", named=named[i]):
+                        rule = MemoryType.FACT  # what ``extract.judge`` does to the rules' debug logs
+                blocks = {p: type_head.features(rule, c.text, c.spans, vectors[i], p) for p in ("rules", "parse", "vector")}
+                out.append(Example(split, conv.cid, said[i], unit.type, rule.value, blocks))
+    return out
+
+
+@dataclass
+class Head:
+    """A fitted head: the standardisation (the vector block only scaled) and the regression."""
+
+    parts: str
+    c: float
+    vector_scale: float
+    mean: np.ndarray
+    scale: np.ndarray
+    model: Any
+
+    def predict(self, examples: list[Example]) -> np.ndarray:
+        x = (np.stack([e.row(self.parts) for e in examples]) - self.mean) / self.scale
+        return np.asarray(self.model.predict(x))
+
+
+def fit(examples: list[Example], parts: str, c: float, vector_scale: float) -> Head:
+    from sklearn.linear_model import LogisticRegression
+
+    x = np.stack([e.row(parts) for e in examples])
+    y = np.array([e.label for e in examples])
+    # Rules' one-hot and parse features standardised; the vector keeps its geometry, times
+    # ``vector_scale`` (dividing by 1 / scale is what the runtime does with every column).
+    n_vec = len(examples[0].blocks["vector"]) if "vector" in parts.split(",") else 0
+    n = x.shape[1] - n_vec
+    mean = np.zeros(x.shape[1], dtype=np.float64)
+    scale = np.ones(x.shape[1], dtype=np.float64)
+    mean[:n] = x[:, :n].mean(axis=0)
+    std = x[:, :n].std(axis=0)
+    scale[:n] = np.where(std > 0, std, 1.0)
+    scale[n:] = 1.0 / vector_scale
+    model = LogisticRegression(C=c, max_iter=5000, random_state=SEED)
+    model.fit((x - mean) / scale, y)
+    return Head(parts, c, vector_scale, mean, scale, model)
+
+
+def accuracy(head: Head, examples: list[Example]) -> float:
+    """Share of the typed examples (chatter units have no type to get right) given their type,
+    the rules' type standing where the head sees chatter, as at run time."""
+    typed = [e for e in examples if e.label != "chatter"]
+    if not typed:
+        return 0.0
+    got = [e.rule if p == "chatter" else p for e, p in zip(typed, head.predict(typed), strict=True)]
+    return float(np.mean([g == e.label for g, e in zip(got, typed, strict=True)]))
+
+
+def save(head: Head, path: Path, model_name: str = "all-MiniLM-L6-v2") -> None:
+    from mnemo.nlp.type_head import CLASSES
+
+    lr = head.model
+    # Rows in type_head.CLASSES order; a class the examples lack (a small fit with no chatter let
+    # through) gets a row that never wins.
+    known = list(lr.classes_)
+    n = lr.coef_.shape[1]
+    weights = np.stack([lr.coef_[known.index(t)] if t in known else np.zeros(n) for t in CLASSES])
+    bias = np.array([lr.intercept_[known.index(t)] if t in known else -1e9 for t in CLASSES])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, weights=weights.astype(np.float32), bias=bias.astype(np.float32),
+             mean=head.mean.astype(np.float32), scale=head.scale.astype(np.float32),
+             classes=np.array(CLASSES), parts=np.array(head.parts), model=np.array(model_name),
+             dim=np.array(384))
+
+
+Setting = tuple[str, float, float]
+
+
+def loso(data: dict[str, list[Example]], folds: list[str], grid: list[Setting]) -> dict[Setting, dict[str, float]]:
+    """For each setting (parts, C, vector scale), the accuracy on each fold's split of a head
+    fitted on all the other splits, and pooled over the folds."""
+    table: dict[Setting, dict[str, float]] = {}
+    for setting in grid:
+        row = {}
+        right = total = 0
+        for held in folds:
+            head = fit([e for s, ex in data.items() if s != held for e in ex], *setting)
+            acc = accuracy(head, data[held])
+            typed = sum(e.label != "chatter" for e in data[held])
+            row[held] = acc
+            right += round(acc * typed)
+            total += typed
+        row["pooled"] = right / max(1, total)
+        table[setting] = row
+        parts, c, scale = setting
+        print(f"  {parts:20} C={c:<5} vector x{scale:<4} " + " ".join(f"{k} {v:.3f}" for k, v in row.items()), flush=True)
+    return table
+
+
+def end_to_end(engine_factory: Any, split: str, head_path: Path | None) -> Any:
+    """``scripts/eval_labelled.py --split SPLIT`` with the head at ``head_path`` (None: the
+    rules); the ``labelled_set.Score``."""
+    from unittest import mock
+
+    from mnemo.nlp import type_head
+    from tests.labelled_set import evaluate, load
+
+    target = head_path if head_path is not None else ROOT / "no-such-head.npz"
+    with mock.patch.object(type_head, "HEAD_PATH", target), engine_factory() as m:
+        total, _ = evaluate(m, load(split))
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test9)")
+    ap.add_argument("--hold-out", default=None, help="fit without these splits (comma-separated) and score each end to end")
+    ap.add_argument("--parts", default=None, help="fixed inputs (skip the leave-one-split-out choice)")
+    ap.add_argument("--c", type=float, default=None, help="fixed C (skip the leave-one-split-out choice)")
+    ap.add_argument("--scale", type=float, default=None, help="fixed vector scale (skip the leave-one-split-out choice)")
+    ap.add_argument("--folds", default=None, help="the splits the choice is scored on (default: test5 ... test8)")
+    ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "types.npz"))
+    ap.add_argument("--cache", default=None, help="a folder keeping the collected features between runs")
+    args = ap.parse_args(argv)
+
+    splits = [s for s in args.splits.split(",") if s]
+    if any(s not in SPENT for s in splits):
+        raise SystemExit(f"only the spent splits may be trained on: {', '.join(SPENT)}")
+    held = [s for s in (args.hold_out or "").split(",") if s]
+
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+
+    home = tempfile.mkdtemp(prefix="mnemo-types-")
+
+    def engine() -> Any:
+        settings = load_settings(home=tempfile.mkdtemp(dir=home), overrides={"embedding.model": "all-MiniLM-L6-v2",
+                                                                              "embedding.model_cache": str(MODELS)})
+        return Mnemo(settings, clock=Clock(1_800_000_000.0))
+
+    data: dict[str, list[Example]] = {}
+    with engine() as m:
+        for s in splits:
+            data[s] = load_cached(args.cache, s) if args.cache else None  # type: ignore[assignment]
+            if data[s] is None:
+                data[s] = collect(m, s)
+                if args.cache:
+                    store_cached(args.cache, s, data[s])
+            print(f"{s}: {sum(e.label != 'chatter' for e in data[s])} typed candidates, "
+                  f"{sum(e.label == 'chatter' for e in data[s])} of chatter units", flush=True)
+
+    fit_on = [s for s in splits if s not in held]
+    if args.parts and args.c is not None and args.scale is not None:
+        setting: Setting = (args.parts, args.c, args.scale)
+    else:
+        folds = [s for s in (args.folds.split(",") if args.folds else FOLDS) if s in fit_on]
+        print(f"leave one split out: each of {', '.join(folds)} scored by a head fitted on the others of {', '.join(fit_on)}")
+        grid = [(p, c, sc) for p in ((args.parts,) if args.parts else ("rules,parse,vector",))
+                for c in ((args.c,) if args.c is not None else CS) for sc in ((args.scale,) if args.scale is not None else SCALES)]
+        table = loso({s: data[s] for s in fit_on}, folds, grid)
+        setting = max(grid, key=lambda k: round(table[k]["pooled"], 4))  # the first of equals: the grid's order
+        print(f"chosen: {setting} (pooled held-out accuracy {table[setting]['pooled']:.3f})")
+        rules_row = {s: float(np.mean([e.rule == e.label for e in data[s] if e.label != "chatter"])) for s in folds}
+        print("  the rules' type alone:  " + " ".join(f"{k} {v:.3f}" for k, v in rules_row.items()))
+
+    head = fit([e for s in fit_on for e in data[s]], *setting)
+    if not held:
+        save(head, Path(args.out))
+        print(f"wrote {args.out} ({setting}, {sum(len(data[s]) for s in fit_on)} examples)")
+        return 0
+    path = Path(home) / "held-out-types.npz"
+    save(head, path)
+    for s in held:
+        with_head = end_to_end(engine, s, path)
+        rules = end_to_end(engine, s, None)
+        print(f"{s} held out, end to end ({setting}, fitted on {', '.join(fit_on)}):")
+        print(f"  {'types right':20} head {with_head.typed_right} / {with_head.typed}   rules {rules.typed_right} / {rules.typed}")
+        ours, theirs = with_head.summary(), rules.summary()
+        for k in ours:
+            print(f"  {k:20} head {ours[k]:<8} rules {theirs[k]}")
+    return 0
+
+
+def _cache_file(cache: str, split: str) -> Path:
+    return Path(cache) / f"{split}.npz"
+
+
+def load_cached(cache: str, split: str) -> list[Example] | None:
+    f = _cache_file(cache, split)
+    if not f.is_file():
+        return None
+    with np.load(f, allow_pickle=False) as d:
+        meta = json.loads(str(d["meta"]))
+        return [Example(split, m["conversation"], m["text"], m["label"], m["rule"],
+                        {"rules": d["rules"][i], "parse": d["parse"][i], "vector": d["vector"][i]}) for i, m in enumerate(meta)]
+
+
+def store_cached(cache: str, split: str, examples: list[Example]) -> None:
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    meta = [{"conversation": e.conversation, "text": e.text, "label": e.label, "rule": e.rule} for e in examples]
+    np.savez(_cache_file(cache, split), meta=np.array(json.dumps(meta)),
+             **{p: np.stack([e.blocks[p] for e in examples]) for p in ("rules", "parse", "vector")})
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
