@@ -98,7 +98,7 @@ def reaction(sent: Any) -> bool:
             return True  # imperative: "Check this out", "Believe in yourself"
         # ... unless a clause with a subject of its own is joined to it: "Very loud, and the base
         # gets hot." answers a question (eighth round, from test7's causes the filter dropped).
-        clause = any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and _subject_of(c) is not None for c in root.children)
+        clause = any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and subject_of(c) is not None for c in root.children)
         if root.pos_ in ("ADJ", "INTJ", "NOUN") and not first and not named and not clause and not _verbless_report(root):
             return True  # "Cool setup!", "Wow, nice spot!"
         # After an interjection, a time names nothing the fragment is about: "Haha, what a week."
@@ -138,7 +138,8 @@ def _verbless_report(root: Any) -> bool:
     return any(c.dep_ in ("prep", "nummod", "compound") for c in root.children)
 
 
-def _subject_of(verb: Any) -> Any:
+def subject_of(verb: Any) -> Any:
+    """The verb's subject, active or passive ("nsubj", "nsubjpass"), or None."""
     return next((t for t in verb.children if t.dep_ in ("nsubj", "nsubjpass")), None)
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..models import MemoryType
 from . import classify as rules
+from .statement import subject_of
 
 HEAD_PATH = Path(__file__).parent / "heads" / "types.npz"
 # The rules' types, in the order of their one-hot input.
@@ -41,10 +42,6 @@ SYSTEM_DEBUG = True
 _MODALS = frozenset({"can", "ca", "could", "should", "would", "'d", "’d", "might", "must", "may"})
 _THIRD = frozenset({"he", "she", "they", "it", "this", "that", "these", "those"})
 _QUESTIONISH = re.compile(r"\?\s*$")
-
-
-def _subject(verb: Any) -> Any:
-    return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
 
 
 def parse_features(text: str, spans: Sequence[Any]) -> list[float]:
@@ -68,7 +65,7 @@ def parse_features(text: str, spans: Sequence[Any]) -> list[float]:
         f["modal"] = max(f["modal"], float(bool(aux & _MODALS)))
         f["copula"] = max(f["copula"], float(bool(rules.verb_lemmas(root.text) & {"be"})))
         f["negated"] = max(f["negated"], float(any(c.dep_ == "neg" for c in root.children)))
-        subj = _subject(root)
+        subj = subject_of(root)
         who = subj.lower_ if subj is not None else ""
         f["subj_i"] = max(f["subj_i"], float(who == "i"))
         f["subj_we"] = max(f["subj_we"], float(who == "we" or (who in ("'s", "’s") and root.head.lower_ == "let")))
