@@ -87,13 +87,13 @@ def parse(text: str) -> list[Conversation]:
 
 
 SPLITS = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6",
-          "test7", "test8", "test9")
-HELD_OUT = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9")
+          "test7", "test8", "test9", "test10")
+HELD_OUT = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10")
 
 
 def load(split: str) -> list[Conversation]:
     """``split`` is ``train``, ``train2``, ``train3`` or ``train4`` (rules are developed on these),
-    ``test``, ``test2``, ``test3``, ``test4``, ``test5``, ``test6``, ``test7``, ``test8`` or ``test9`` (held out), or several joined by commas."""
+    ``test``, ``test2``, ``test3``, ``test4``, ``test5``, ``test6``, ``test7``, ``test8``, ``test9`` or ``test10`` (held out), or several joined by commas."""
     out: list[Conversation] = []
     for name in split.split(","):
         if name not in SPLITS:
