@@ -4,7 +4,7 @@ on four ways of storing a conversation, with leave-one-conversation-out tuning.
 
     scripts/eval_locomo.py DATASET.json [--store turns|turns-sessions|ingest|observations[,...]]
         [--folds none|loo] [--grid recall.KEY=V1,V2 ...] [--set KEY=VALUE ...] [--k 5,10]
-        [--categories 1,2,3,4] [--ablations] [--json]
+        [--categories 1,2,3,4] [--ablations] [--misses 50] [--json]
 
 Storage paths (``--store``; a fresh mnemo home per conversation and path, the real
 all-MiniLM-L6-v2 model, the clock following the sessions' dates):
@@ -33,6 +33,13 @@ between the two columns is the over-fit. ``defaults`` is mnemo as configured (pl
 Store-time settings (``--set``) are applied when the stores are built; grid settings are
 ``recall.*`` settings, changed between queries on the same stores.
 
+``--misses K`` (e.g. 50) is the diagnosis of what re-ordering could still buy: mnemo as configured
+is also asked with k = K, and for each evidence turn its first 10 miss (and some memory covers),
+the script finds the best rank of a memory covering it in that list and in the baselines' first K
+(``missed_ranks``); per category it prints the share of the evidence the first 10 / 20 / K cover
+and, for each ranking, how many of the missed turns lie within 20 and within K, with their median
+rank (``misses_report``).
+
 Embeddings of stored texts and questions are computed once per run and reused across paths
 and settings (a cache in front of the model), so a LOO sweep costs one pass of the model over
 the data plus the recalls themselves.
@@ -54,7 +61,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -191,6 +198,55 @@ def metrics(ranked: Sequence[frozenset[str]], evidence: set[str], ks: list[int])
     return out
 
 
+def missed_ranks(rankings: Mapping[str, Sequence[str]], covers: Mapping[str, frozenset[str]], evidence: set[str],
+                 lead: str = "mnemo", head: int = 10) -> list[dict[str, float]]:
+    """Where the evidence the first ``head`` of ``rankings[lead]`` misses lies: one record per
+    evidence turn that some stored memory covers and none of those ``head`` does, giving for each
+    ranking (ids best first) the 1-based rank of its best memory covering that turn (``inf``: none
+    of the ranking's memories covers it)."""
+    stored: set[str] = set().union(*covers.values()) if covers else set()
+    found: set[str] = set()
+    for i in rankings[lead][:head]:
+        found |= covers.get(i, frozenset())
+    out = []
+    for turn in sorted((evidence & stored) - found):
+        out.append({name: float(next((r for r, i in enumerate(ids, start=1) if turn in covers.get(i, frozenset())),
+                                     math.inf)) for name, ids in rankings.items()})
+    return out
+
+
+def misses_report(per_conv: dict[str, dict[str, list[Row]]], depth: int) -> tuple[list[str], dict[str, Any]]:
+    """The ``--misses`` table of one path: per category, the share of the evidence the lead
+    ranking's first 10 / 20 / ``depth`` cover, and where the turns its first 10 miss lie in it and
+    in each baseline (how many within 20 and within ``depth``, and their median rank there)."""
+    convs = list(per_conv)
+    lead = [r for c in convs for r in per_conv[c].get("misses:lead", [])]
+    missed = [r for c in convs for r in per_conv[c].get("misses:ranks", [])]
+    cats = sorted({r[0] for r in lead})
+    names = list(missed[0][1]) if missed else ["mnemo", "bm25", "dense"]
+    head = ["category", f"mnemo k={depth}: recall@10 / 20 / {depth}", "missed turns",
+            *[f"{n}: within 20 / {depth} (median rank)" for n in names]]
+    body = []
+    out: dict[str, Any] = {}
+    for cat in [*cats, None]:  # None: every category
+        rs = [r for r in lead if cat is None or r[0] == cat]
+        ms = [r[1] for r in missed if cat is None or r[0] == cat]
+        label = "all" if cat is None else f"{cat} {CATEGORY_NAMES.get(cat, '')}"
+        shares = [mean_of(rs, f"recall@{k}") for k in (10, 20, depth)]
+        row = [label, " / ".join(f"{x:.3f}" for x in shares), str(len(ms))]
+        key = "all" if cat is None else str(cat)
+        out[key] = {"recall": dict(zip(("10", "20", str(depth)), shares, strict=True)), "missed": len(ms)}
+        for n in names:
+            ranks = [m[n] for m in ms if m[n] <= depth]
+            med = f"{float(np.median(ranks)):.0f}" if ranks else "-"
+            row.append(f"{sum(1 for x in ranks if x <= 20)} / {len(ranks)} ({med})")
+            out[key][n] = {"within_20": sum(1 for x in ranks if x <= 20), f"within_{depth}": len(ranks),
+                                "median": float(np.median(ranks)) if ranks else None}
+        body.append(row)
+    lines = [f"where the evidence mnemo's first 10 miss lies (mnemo recalled with k = {depth}; the baselines' first {depth})", ""]
+    return lines + md_table(head, body), out
+
+
 # -- embeddings computed once per run -----------------------------------------------------------
 class CachedEmbedder:
     """The real model behind a text → vector cache: the same turns stored on two paths, and the
@@ -315,9 +371,12 @@ def questions(sample: dict[str, Any], known: set[str], categories: set[int]) -> 
     return out, counts
 
 
-def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dict[str, Any]], ks: list[int]
-          ) -> tuple[dict[str, list[Row]], list[float]]:
-    """Rows per system: each named setting of mnemo, and the baselines."""
+def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dict[str, Any]], ks: list[int],
+          misses: int = 0) -> tuple[dict[str, list[Row]], list[float]]:
+    """Rows per system: each named setting of mnemo, and the baselines. ``misses`` > 0: also
+    mnemo as configured recalled with k = ``misses`` (rows ``misses:lead``) and, for each evidence
+    turn its first 10 miss, the ranks of ``missed_ranks`` in it and in the baselines
+    (``misses:ranks``)."""
     m = b.m
     k = max(ks)
     n_cand = max(50, 3 * k)
@@ -348,7 +407,7 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
     rows_cache: dict[str, Any] = {}
     everything = max(1, m.core.store.fts_size_bound("memories"))
 
-    def ranked(scores: Sequence[tuple[str, float]]) -> list[str]:
+    def ranked(scores: Sequence[tuple[str, float]], limit: int = n_cand) -> list[str]:
         """Best first; ties as mnemo orders them (recall.candidates.rank_key): the newer memory,
         then the later save; never the random ids, so two runs give the same figures."""
         light = m.core.store.light_rows([i for i, _ in scores], rows_cache)
@@ -358,17 +417,24 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
             at = r.get("event_at") if r.get("event_at") is not None else r.get("created_at")
             return (-item[1], -float(at or 0.0), -int(r.get("seq") or 0))
 
-        return [i for i, _ in sorted(scores, key=key)][:n_cand]
+        return [i for i, _ in sorted(scores, key=key)][:limit]
 
     for q, cat, ev in qs:
         # Every match, then the tie-break above: the store's LIMIT would cut ties by id.
-        bm = ranked(m.core.store.fts_search(q, limit=everything))
+        bm_scores = m.core.store.fts_search(q, limit=everything)
+        bm = ranked(bm_scores)
         sims = matrix @ m.core.embedder.embed_query(q) if ids else np.zeros(0)
-        dense = ranked(list(zip(ids, sims.tolist(), strict=True)))
+        dense_scores = list(zip(ids, sims.tolist(), strict=True))
+        dense = ranked(dense_scores)
         fused = weighted_rrf([(bm, 1.0), (dense, 1.0)], k=60)
         rrf = ranked(list(fused.items()))
         for name, ranking in (("bm25", bm), ("dense", dense), ("rrf", rrf)):
             rows[name].append((cat, metrics(covered(ranking), ev, ks)))
+        if misses > 0:
+            lead = [h.id for h in m.recall(q, k=misses, touch=False)]
+            rows["misses:lead"].append((cat, metrics(covered(lead), ev, sorted({10, 20, misses}))))
+            deep = {"mnemo": lead, "bm25": ranked(bm_scores, misses), "dense": ranked(dense_scores, misses)}
+            rows["misses:ranks"] += [(cat, r) for r in missed_ranks(deep, b.covers, ev)]
     return rows, latencies
 
 
@@ -544,6 +610,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--categories", default="1,2,3,4", help="question categories to ask (default 1,2,3,4)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
     ap.add_argument("--ablations", action="store_true", help="also run mnemo with each step switched off")
+    ap.add_argument("--misses", type=int, default=0, metavar="K",
+                    help="also recall with k = K (e.g. 50) and print, per category, where the evidence turns "
+                         "mnemo's first 10 miss lie in that list and in the baselines' first K")
     ap.add_argument("--embed-cache", type=Path, metavar="FILE.npz",
                     help="keep the vectors of stored texts and questions in this file between runs (outside the repository)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting override, e.g. recall.rank_mix=1")
@@ -551,10 +620,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ks = sorted({int(x) for x in args.k.split(",") if x.strip()})
         categories = {int(x) for x in args.categories.split(",") if x.strip()}
-        if not ks or ks[0] < 1 or not categories:
+        if not ks or ks[0] < 1 or not categories or (args.misses and args.misses < 20):
             raise ValueError
     except ValueError:
-        ap.error("--k and --categories take positive whole numbers, e.g. 5,10")
+        ap.error("--k and --categories take positive whole numbers, e.g. 5,10; --misses at least 20")
     stores = [s.strip() for s in args.store.split(",") if s.strip()]
     bad = [s for s in stores if s not in STORES]
     if bad or not stores:
@@ -614,7 +683,7 @@ def main(argv: list[str] | None = None) -> int:
                 for key, v in c.items():
                     counts[key] += v
                 t1 = time.perf_counter()
-                rows, lat = score(b, qs, settings, ks)
+                rows, lat = score(b, qs, settings, ks, misses=args.misses)
                 latencies += lat
                 per_conv[cid] = rows
                 log(f"  {store} {cid}: {len(b.covers)} memories in {b.seconds:.1f}s, {len(qs)} questions x "
@@ -626,6 +695,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         per_store[store] = per_conv
         lines, out = store_report(store, per_conv, names, args.folds, ks, labels)
+        if args.misses:
+            more, out["misses"] = misses_report(per_conv, args.misses)
+            lines += ["", *more]
         out.update(counts)
         out["recall_latency_ms_p50"] = round(1000 * float(np.median(latencies)), 2) if latencies else None
         report["stores"][store] = out

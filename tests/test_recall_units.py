@@ -322,6 +322,23 @@ def test_eval_baselines_break_ties_by_time_and_save_order_not_by_id(tmp_path) ->
     assert got[0] == got[1] == {"bm25": [1.0], "dense": [1.0], "rrf": [1.0]}
 
 
+def test_eval_misses_finds_where_the_evidence_missed_by_the_first_ten_lies() -> None:
+    ev = _eval_module()
+    covers = {f"m{i}": frozenset() for i in range(30)}
+    covers.update({"m0": frozenset({"a"}), "m12": frozenset({"b"}), "m25": frozenset({"b", "c"}), "x": frozenset({"d"})})
+    lead = [f"m{i}" for i in range(30)]
+    other = ["m25", "m12", "m0"]
+    got = ev.missed_ranks({"mnemo": lead, "bm25": other}, covers, {"a", "b", "c", "d", "e"})
+    # "a" is in the first ten; "e" no memory covers; "d" only a memory neither ranking holds.
+    assert got == [{"mnemo": 13.0, "bm25": 1.0}, {"mnemo": 26.0, "bm25": 1.0}, {"mnemo": math.inf, "bm25": math.inf}]
+    lines, out = ev.misses_report({"c1": {"misses:lead": [(1, {"recall@10": 0.25, "recall@20": 0.5, "recall@30": 0.75})],
+                                          "misses:ranks": [(1, r) for r in got]}}, 30)
+    assert out["1"]["missed"] == 3 and out["1"]["recall"] == {"10": 0.25, "20": 0.5, "30": 0.75}
+    assert out["1"]["mnemo"] == {"within_20": 1, "within_30": 2, "median": 19.5}
+    assert out["all"]["bm25"] == {"within_20": 2, "within_30": 2, "median": 1.0}
+    assert any("| 1 multi-hop | 0.250 / 0.500 / 0.750 | 3 | 1 / 2 (20) | 2 / 2 (1) |" in line for line in lines)
+
+
 # -- diversity ---------------------------------------------------------------------------------------
 def test_diversify_prefers_a_different_result_over_a_near_copy() -> None:
     from mnemo.recall.candidates import Candidate
