@@ -83,3 +83,29 @@ def test_the_time_reading_of_since_is_a_named_property_of_its_cue() -> None:
 def test_a_purpose_that_points_back_is_found_by_its_scope() -> None:
     assert rules._POINT_BACK_DECISION is next(c.pattern for c in rules.CUES if c.scope == "anaphor_decision")
     assert rules._POINT_BACK_DECISION.search("we've hired a plumber to sort it out")
+
+
+def test_since_before_a_noun_phrase_and_a_subject_is_a_time() -> None:
+    # "Since our last trip I only book ...": a point in time, whatever the main clause's tense.
+    assert not _rels("Since our last trip I only book places with free cancellation.", decision=False)
+    assert not _rels("Since March we cycle to work.", decision=True)
+    # A clause after "since" is a reason, and "since then" points back.
+    assert ("because", "the price doubled", False) in _rels("Since the price doubled, we switched to the other gym.")
+    assert ("because", "then", True) in _rels("Since then we run the workers under systemd.")
+
+
+def test_following_after_a_verb_is_the_verb() -> None:
+    assert not _rels("I don't like following recipes.", decision=False)
+    assert not _rels("We were following the map when the trail ended.", decision=False)
+    assert ("because", "the budget review", False) in _rels("Following the budget review, we froze hiring.")
+    assert ("because", "the outage", False) in _rels("We paused all deploys following the outage.")
+
+
+def test_so_opening_a_statement_is_a_consequence_only_in_a_decision() -> None:
+    assert ("because", "", True) in _rels("So we booked a hotel by the station instead.", decision=True)
+    assert not _rels("So, the conference dinner is on the 15th.", decision=False)
+    assert not _rels("so does her sister, they share a car", decision=False)
+
+
+def test_as_a_result_before_an_aside_points_back() -> None:
+    assert ("because", "", True) in _rels("We've ordered a new line with another provider as a result, two weeks' wait.")

@@ -66,22 +66,25 @@ HELD_OUT_LEVELS = {
     "test3": ((25, 20), 0.85, 0.9, 0.71, 0.95, 0.1, 0.032),
     "test4": ((40, 40), 0.85, 0.9, 0.62, 0.95, 0.1, 0.024),
     "test5": ((69, 61), 0.85, 0.9, 0.63, 0.93, 0.11, 0.0),
-    # Not the goal on precision: test6 in sample after the seventh round.
-    "test6": ((89, 77), 0.85, 0.85, 0.50, 0.93, 0.14, 0.013),
+    # Not the goal on precision: test6 in sample after the seventh round (0.897 = 52 / 58 after
+    # the tenth round's link rules).
+    "test6": ((89, 77), 0.85, 0.87, 0.50, 0.93, 0.14, 0.013),
     # Spent (diagnosed in the eighth round): its levels in sample after that round, not the goal
     # (held out in the seventh round it measured types 0.765, precision 0.840, recall 0.389).
     "test7": ((108, 96), 0.80, 0.85, 0.41, 0.95, 0.13, 0.011),
     # Not the goal: the levels test8 measured held out, scored once after the eighth round's
     # rules were frozen (types 0.786, precision 0.896 = 43 / 48, recall 0.439, 3 / 101
     # near-misses linked, statements kept 0.901, chatter kept 0.105, speakers named 0.987).
-    "test8": ((98, 101), 0.77, 0.87, 0.42, 0.89, 0.12, 0.03),
+    # In sample after the tenth round's link rules: precision 0.9 (45 / 50), near-misses 0.02.
+    "test8": ((98, 101), 0.77, 0.88, 0.42, 0.89, 0.12, 0.03),
     # Not the goal: test9 scored once after the ninth round (the learned type and statement
     # heads) was frozen: types 0.793, precision 0.713 (the rules alone, scored after: types 0.744,
     # precision 0.702), recall 0.443, near-misses 0.028, statements kept 0.942, chatter kept
     # 0.107, speakers named 0.707. After lower-case handles became people (extract.is_person,
     # a fix found by that scoring, so these levels are in sample): 0.799 / 0.753 / 0.457 /
-    # 0.028 / 0.940 / 0.098, named 1.0.
-    "test9": ((140, 141), 0.79, 0.74, 0.44, 0.93, 0.11, 0.03),
+    # 0.028 / 0.940 / 0.098, named 1.0. After the tenth round's link rules, chosen on test9's
+    # wrong links (in sample): precision 0.838 (67 of 80), recall 0.479, near-misses 0.007.
+    "test9": ((140, 141), 0.79, 0.82, 0.46, 0.93, 0.11, 0.01),
 }
 # Memories that name their speaker: all of them, except on test8 (0.987 held out; 0.997 once
 # lower-case handles became people).
