@@ -109,3 +109,9 @@ def test_so_opening_a_statement_is_a_consequence_only_in_a_decision() -> None:
 
 def test_as_a_result_before_an_aside_points_back() -> None:
     assert ("because", "", True) in _rels("We've ordered a new line with another provider as a result, two weeks' wait.")
+
+
+def test_stems_keep_a_possessive_word() -> None:
+    # "the school's portal" names the school as much as "the school office" does.
+    assert "school" in rules.stems("The school's parent portal logs me out.")
+    assert "school" in rules.stems("The school’s parent portal logs me out.")

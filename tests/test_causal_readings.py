@@ -84,3 +84,15 @@ def test_a_fix_answers_the_finding_said_after_the_failure(real_engine) -> None:
     ], "finding")
     assert types == {0: "debug_log", 1: "fact", 2: "decision"}
     assert pairs == {(1, 2)}
+
+
+def test_an_option_taken_instead_replaces_the_one_that_failed(real_engine) -> None:
+    # "instead" points back past the other speaker's word on why the booking page fails to the
+    # failure itself, named again ("booking" / "booked").
+    types, pairs = _links(real_engine, [
+        ("Dana", "The pool's booking page keeps saying every lane is full, even at 6am."),
+        ("Eli", "Their website still shows last month's timetable, the manager told me."),
+        ("Dana", "I booked by phone instead."),
+    ], "instead")
+    assert types[2] == "decision"
+    assert pairs == {(0, 2)}
