@@ -76,15 +76,21 @@ HELD_OUT_LEVELS = {
     # rules were frozen (types 0.786, precision 0.896 = 43 / 48, recall 0.439, 3 / 101
     # near-misses linked, statements kept 0.901, chatter kept 0.105, speakers named 0.987).
     # In sample after the tenth round's link rules: precision 0.9 (45 / 50), near-misses 0.02.
-    "test8": ((98, 101), 0.77, 0.88, 0.42, 0.89, 0.12, 0.03),
+    # Types IN SAMPLE since the tenth round's type head (fitted on train ... test9 under the
+    # statement filter): 0.904 (the ninth round's head, also fitted on it: 0.880); with both,
+    # precision 0.92, recall 0.469.
+    "test8": ((98, 101), 0.89, 0.88, 0.42, 0.89, 0.12, 0.03),
     # Not the goal: test9 scored once after the ninth round (the learned type and statement
     # heads) was frozen: types 0.793, precision 0.713 (the rules alone, scored after: types 0.744,
     # precision 0.702), recall 0.443, near-misses 0.028, statements kept 0.942, chatter kept
     # 0.107, speakers named 0.707. After lower-case handles became people (extract.is_person,
     # a fix found by that scoring, so these levels are in sample): 0.799 / 0.753 / 0.457 /
     # 0.028 / 0.940 / 0.098, named 1.0. After the tenth round's link rules, chosen on test9's
-    # wrong links (in sample): precision 0.864 (70 of 81), recall 0.5, near-misses 0.007.
-    "test9": ((140, 141), 0.79, 0.84, 0.48, 0.93, 0.11, 0.01),
+    # wrong links (in sample): precision 0.864 (70 of 81), recall 0.5, near-misses 0.007. Types
+    # IN SAMPLE since the tenth round's type head was fitted on test9 too: 0.869 (held out from
+    # that head, leave one split out: 0.807, see scripts/train_types.py); with both, precision
+    # 0.874, recall 0.543, near-misses 0.007.
+    "test9": ((140, 141), 0.86, 0.84, 0.48, 0.93, 0.11, 0.01),
 }
 # Memories that name their speaker: all of them, except on test8 (0.987 held out; 0.997 once
 # lower-case handles became people).

@@ -188,6 +188,7 @@ class Candidate:
     self_refs: int = 0  # first-person words in its whole turn (``self_refs``)
     novel: int = 0  # its content words not said in the NOVELTY_TURNS turns before (``novel_words``)
     reacts: bool = False  # a reaction weighed instead of dropped, REACTION_PENALTY against it
+    after_question: bool = False  # the turn just before asked something (a "?" in it)
     by_head: bool = True  # scored by the learned head (statement_head), else by the margin: whose constants apply
 
     @property
@@ -344,6 +345,7 @@ def candidates(
             todo.append((t, body))
         elif progress:
             progress(1)
+    asked = {t.index for t in turns if "?" in t.text}
     out: list[Candidate] = []
     model = nlp()
     said: deque[frozenset[str]] = deque(maxlen=NOVELTY_TURNS)  # the content words of the turns just before
@@ -390,6 +392,8 @@ def candidates(
                 mine.append(c)
             else:
                 stats.dropped += 1
+        for c in mine:
+            c.after_question = turn.index - 1 in asked
         out.extend(mine)
         if progress:
             progress(1)
@@ -452,7 +456,8 @@ def judge(cands: Sequence[Candidate], vectors: Any, named: Sequence[bool], embed
         kept.append(i)
     # The learned type head (nlp/type_head.py) has the last word on the types, when it fits
     # this embedder; the rules' types above are among its inputs and the fallback.
-    type_head.retype([cands[i] for i in kept], vectors[kept], embedder)
+    type_head.retype([cands[i] for i in kept], vectors[kept], embedder,
+                     where=type_head.context(cands, vectors, kept) if type_head.wants_context() else None)
     prev: Candidate | None = None
     for i in kept:
         c = cands[i]
