@@ -105,6 +105,9 @@ def test_so_opening_a_statement_is_a_consequence_only_in_a_decision() -> None:
     assert ("because", "", True) in _rels("So we booked a hotel by the station instead.", decision=True)
     assert not _rels("So, the conference dinner is on the 15th.", decision=False)
     assert not _rels("so does her sister, they share a car", decision=False)
+    # "So" + auxiliary + subject is "too", even in a statement typed as a decision.
+    assert not _rels("so does her sister, they share a car", decision=True)
+    assert not _rels("So do I, every Sunday.", decision=True)
 
 
 def test_as_a_result_before_an_aside_points_back() -> None:

@@ -1,8 +1,9 @@
 """Causal links through the real ingest (MiniLM and spaCy) on hand-written conversations, one
 per kind of wrong link found on test9 after the ninth round (see the labelled README): a
 statement that only carries the talk on ("So, ..."), a work-in-progress note said just before
-a consequence, "since" opening a time, "following" as a verb, "as a result" before an aside, and
-a fix said after a finding on the failure it answers. Each fails on the ninth round's rules."""
+a consequence, "since" opening a time, "following" as a verb, "as a result" before an aside, a
+fix said after a finding on the failure it answers, and an option taken "instead" of the one that
+failed. Each fails on the ninth round's rules."""
 
 from __future__ import annotations
 
@@ -99,3 +100,4 @@ def test_an_option_taken_instead_replaces_the_one_that_failed(real_engine) -> No
     ], "instead")
     assert types[2] == "decision"
     assert pairs == {(0, 2)}
+

@@ -75,11 +75,12 @@ HELD_OUT_LEVELS = {
     # Not the goal: the levels test8 measured held out, scored once after the eighth round's
     # rules were frozen (types 0.786, precision 0.896 = 43 / 48, recall 0.439, 3 / 101
     # near-misses linked, statements kept 0.901, chatter kept 0.105, speakers named 0.987).
-    # In sample after the tenth round's link rules: precision 0.9 (45 / 50), near-misses 0.02.
+    # In sample after the tenth round's link rules: precision 0.9 (45 / 50), near-misses 0.02;
+    # 0.918 (45 / 49), near-misses 0.01 once "so does her sister" was no cue.
     # Types IN SAMPLE since the tenth round's type head (fitted on train ... test9 under the
     # statement filter): 0.904 (the ninth round's head, also fitted on it: 0.880); with both,
     # precision 0.92, recall 0.469.
-    "test8": ((98, 101), 0.89, 0.88, 0.42, 0.89, 0.12, 0.03),
+    "test8": ((98, 101), 0.89, 0.89, 0.42, 0.89, 0.12, 0.02),
     # Not the goal: test9 scored once after the ninth round (the learned type and statement
     # heads) was frozen: types 0.793, precision 0.713 (the rules alone, scored after: types 0.744,
     # precision 0.702), recall 0.443, near-misses 0.028, statements kept 0.942, chatter kept

@@ -276,6 +276,8 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
                 continue  # "Since we got back from Lisbon I've been dying for a holiday": a time, not a reason
             if cue.scope == "after" and m.group(0).lower() == "following" and _GERUND_BEFORE.search(s[: m.start()]):
                 continue  # "I don't like following recipes": the verb, not the preposition
+            if cue.scope == "anaphor" and m.group(0).lower() == "so" and _SO_TOO.match(s):
+                continue  # "so does her sister", "so do I": "too", whatever the statement's type
             if cue.scope == "anaphor" and not decision and m.group(0).lower() == "so":
                 # "So, the conference dinner is on the 15th", "so does her sister", "So, I'm still on
                 # the capacity plan": "so" opening a statement that is no decision carries the talk
@@ -325,6 +327,9 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
     return out
 
 
+# "So" before an auxiliary and its subject is "too" ("so does her sister", "so do I", "so was mine").
+_SO_TOO = re.compile(r"^so\s+(?:do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should)\s+"
+                     r"(?:i|you|he|she|we|they|it|my|your|his|her|our|their|the|mine|yours|ours|theirs)\b", re.I)
 # "following" after a verb or an auxiliary is the verb ("I hate following recipes", "we were
 # following the map"), after a preposition a gerund ("by following the guide"); as a cue it is the
 # preposition ("following the budget review, ...", "we paused deploys following the outage").
