@@ -149,3 +149,15 @@ def test_a_yes_to_a_question_agrees_to_nothing() -> None:
     new.meta["context"] = "the japan trip is in june right?"
     assert [ln.src for ln in rules.propose(new, mems[:1], T0 + 3600) if ln.rel in rules.CAUSAL_RELS] == []
 
+
+
+def test_a_fix_answers_the_finding_said_between_the_failure_and_it() -> None:
+    # The types fixed by hand (the finding stored as a plain fact), so this holds whatever the
+    # type head says: the step taken answers the finding that names what it touches, not the
+    # symptom reported before it.
+    rows = [
+        ("Mara", 0, "The club's booking site shows a blank page on Android phones since Monday.", MemoryType.DEBUG_LOG),
+        ("Nico", 1, "Their calendar plugin is blocked by the new Chrome cookie rules.", FACT),
+        ("Mara", 2, "I replaced the plugin with a plain list of the sessions.", DECISION),
+    ]
+    assert _causes(rows) == ["Their calendar plugin is blocked by the new Chrome cookie rules."]
