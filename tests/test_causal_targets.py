@@ -161,3 +161,12 @@ def test_a_fix_answers_the_finding_said_between_the_failure_and_it() -> None:
         ("Mara", 2, "I replaced the plugin with a plain list of the sessions.", DECISION),
     ]
     assert _causes(rows) == ["Their calendar plugin is blocked by the new Chrome cookie rules."]
+
+
+def test_a_fix_answers_the_finding_after_a_mishap_told_as_a_fact() -> None:
+    rows = [
+        ("Fritz", 0, "The new oven shows an error and switches itself off after ten minutes.", FACT),
+        ("Gabi", 1, "That code is usually the temperature sensor on those ovens.", FACT),
+        ("Fritz", 2, "Called the warranty line, they're replacing the sensor on Monday.", DECISION),
+    ]
+    assert _causes(rows) == ["That code is usually the temperature sensor on those ovens."]

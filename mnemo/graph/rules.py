@@ -779,13 +779,16 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
         if old.type == MemoryType.DECISION:
             break
         finding = next((b for b in before if b.type == MemoryType.FACT and _touches(b, new, mine, related)), None)
-        if old.type == MemoryType.DEBUG_LOG and finding is not None:
+        if finding is not None and (old.type == MemoryType.DEBUG_LOG or (old.type == MemoryType.FACT and mishap(said(old)))):
             # A failure, then a statement on what the step taken is about, then the step: the
             # statement is the finding on the failure ("partner api started throwing 429s" ...
             # "they cut our quota to 100 req/min" ... "put a token bucket on our side at
             # 90/min"), and the step answers the finding, not the symptom (tenth round: 4 wrong
-            # links of test9, 3 of test6 and test7, the same kind). An aside about something else
-            # ("the mobile team releases every second Tuesday") leaves the failure the answer.
+            # links of test9, 3 of test6 and test7, the same kind). The same after a mishap told
+            # as a plain fact ("the new oven shows error F3" ... "F3 is usually the temperature
+            # sensor" ... "they're sending an engineer to replace the sensor"). An aside about
+            # something else ("the mobile team releases every second Tuesday") leaves the failure
+            # the answer.
             return finding
         if old.type == MemoryType.DEBUG_LOG or (old.type == MemoryType.FACT and mishap(said(old))):
             return old
