@@ -4,6 +4,7 @@ filter needs (a statement kept, a compliment dropped), and without it the margin
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,8 @@ from mnemo.ingest import attributed
 from mnemo.nlp import conversation, extract, statement_head
 from mnemo.nlp.statement_head import FEATURES, Head
 from tests.statement_filter import kept
+
+ROOT = Path(__file__).resolve().parent.parent
 
 STATEMENT = ("Ana", "I adopted a rescue greyhound from the shelter last Saturday.")
 COMPLIMENT = ("Ben", "You're such an amazing friend, you always know what to say!")
@@ -26,6 +29,19 @@ def test_the_shipped_head_loads_with_the_features_this_code_computes() -> None:
     assert np.isfinite(h.vector_w).all() and np.isfinite(h.feature_w).all() and np.isfinite(h.bias)
     raw = json.loads(statement_head.HEAD.read_text(encoding="utf-8"))
     assert raw["features"] == list(FEATURES)
+
+
+def test_the_shipped_head_is_fitted_on_every_spent_split_and_never_the_fresh_one() -> None:
+    """Tenth round: test9 is spent and among the head's training splits (the file records them);
+    test10, the fresh split, is in neither the script's list nor the file's."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import train_statement
+
+    raw = json.loads(statement_head.HEAD.read_text(encoding="utf-8"))
+    assert raw["splits"] == list(train_statement.SPLITS)
+    assert "test9" in raw["splits"]
+    assert "test10" not in raw["splits"] and "test10" not in train_statement.SPLITS
+    assert raw["rows"] > raw["chatter_rows"] > 0 and raw["C"] in train_statement.CS
 
 
 def test_a_head_trained_on_other_features_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
