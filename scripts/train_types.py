@@ -15,7 +15,8 @@ at training time are those the head sees at run time.
     .venv/bin/python scripts/train_types.py --hold-out test8     # fit without test8, score test8 end to end
     .venv/bin/python scripts/train_types.py --splits train,test --out /tmp/h.npz   # a small fit
 
-Never give it tests/labelled/test10.txt (the fresh split) or LoCoMo.
+Never give it LoCoMo, nor a split not yet scored once. test10 was scored once by the tenth round:
+it is spent, and the next round may train on it (after writing a fresh split first).
 """
 
 from __future__ import annotations

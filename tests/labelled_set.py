@@ -284,3 +284,29 @@ if __name__ == "__main__":
 
     if "--examples" in sys.argv:
         print(write_examples(), "examples written")
+
+
+def ingest_turns(engine, turns: list[tuple[str, str]], fmt: str = "json", session: str = "s") -> tuple[dict, list[dict]]:
+    """Ingest hand-written ``(speaker, text)`` turns, a minute apart, as ``fmt``; the result and
+    the memories it created."""
+    import json
+
+    if fmt == "json":
+        text = json.dumps([{"speaker": s, "text": t, "timestamp": 1_770_000_000 + 60 * i} for i, (s, t) in enumerate(turns)])
+    elif fmt == "markdown":
+        text = "\n\n".join(f"**{s}:** {t}" for s, t in turns)
+    else:
+        text = "\n".join(f"{s}: {t}" for s, t in turns)
+    res = engine.ingest(text, format=fmt, session_id=session, wing=session)
+    return res, [m for m in res["memories"] if m["created"]]
+
+
+def causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
+    """(cause turn, effect turn) of every causal link among ``kept``."""
+    turn = {m["id"]: m["turn"] for m in kept}
+    pairs = set()
+    for m in kept:
+        for ln in engine.core.store.links_of(m["id"], direction="out"):
+            if ln.rel in CAUSAL_RELS and ln.dst in turn:
+                pairs.add((turn[ln.src], turn[ln.dst]))
+    return pairs

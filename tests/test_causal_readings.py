@@ -7,27 +7,17 @@ failed. Each fails on the ninth round's rules."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from .labelled_set import CAUSAL_RELS
+from .labelled_set import causal_pairs, ingest_turns
 
 pytestmark = pytest.mark.slow
 
 
 def _links(engine, turns: list[tuple[str, str]], session: str) -> tuple[dict[int, str], set[tuple[int, int]]]:
     """The type of each kept turn and the (cause turn, effect turn) of each causal link."""
-    text = json.dumps([{"speaker": s, "text": t, "timestamp": 1_770_000_000 + 60 * i} for i, (s, t) in enumerate(turns)])
-    res = engine.ingest(text, format="json", session_id=session, wing=session)
-    kept = [m for m in res["memories"] if m["created"]]
-    turn = {m["id"]: m["turn"] for m in kept}
-    pairs = set()
-    for m in kept:
-        for ln in engine.core.store.links_of(m["id"], direction="out"):
-            if ln.rel in CAUSAL_RELS and ln.dst in turn:
-                pairs.add((turn[ln.src], turn[ln.dst]))
-    return {m["turn"]: m["type"] for m in kept}, pairs
+    _, kept = ingest_turns(engine, turns, session=session)
+    return {m["turn"]: m["type"] for m in kept}, causal_pairs(engine, kept)
 
 
 def test_so_opening_a_statement_that_is_no_decision_carries_the_talk_on(real_engine) -> None:

@@ -1,7 +1,7 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
-- The test splits of the hand-labelled conversations (tests/labelled/test8.txt held out;
-  test.txt ... test7.txt spent, their errors read while the rules were tuned): types,
+- The test splits of the hand-labelled conversations (tests/labelled/test10.txt scored once,
+  held out; test.txt ... test9.txt spent, their errors read while the rules were tuned): types,
   chatter, causal precision and recall, at the goal's levels where the split reaches them,
   else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
@@ -9,35 +9,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from .labelled_set import CAUSAL_RELS, evaluate, load
+from .labelled_set import CAUSAL_RELS, causal_pairs, evaluate, ingest_turns, load
 
 pytestmark = pytest.mark.slow
-
-
-def _ingest(engine, turns: list[tuple[str, str]], fmt: str = "json", session: str = "s") -> tuple[dict, list[dict]]:
-    if fmt == "json":
-        text = json.dumps([{"speaker": s, "text": t, "timestamp": 1_770_000_000 + 60 * i} for i, (s, t) in enumerate(turns)])
-    elif fmt == "markdown":
-        text = "\n\n".join(f"**{s}:** {t}" for s, t in turns)
-    else:
-        text = "\n".join(f"{s}: {t}" for s, t in turns)
-    res = engine.ingest(text, format=fmt, session_id=session, wing=session)
-    return res, [m for m in res["memories"] if m["created"]]
-
-
-def _causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
-    """(cause turn, effect turn) of every causal link among ``kept``."""
-    turn = {m["id"]: m["turn"] for m in kept}
-    pairs = set()
-    for m in kept:
-        for ln in engine.core.store.links_of(m["id"], direction="out"):
-            if ln.rel in CAUSAL_RELS and ln.dst in turn:
-                pairs.add((turn[ln.src], turn[ln.dst]))
-    return pairs
 
 
 # The labelled splits' levels; each row is what the split must reach: (gold links,
@@ -93,6 +69,13 @@ HELD_OUT_LEVELS = {
     # 0.874, recall 0.543, near-misses 0.007 (0.885 / 0.55 once a finding after a mishap told as
     # a fact is what a fix answers).
     "test9": ((140, 141), 0.86, 0.84, 0.48, 0.93, 0.11, 0.01),
+    # Not the goal: test10, written by another hand before the tenth round and never opened,
+    # scored once (summary figures only) when the round was frozen (59a06f4): types 0.816,
+    # precision 0.81 (85 / 105), recall 0.63, 0 of 148 near-misses linked, statements kept
+    # 0.933, chatter kept 0.066, speakers named 1.0. Scored after, nothing chosen from them: the
+    # ninth round's code (cc137cd) 0.798 / 0.767 / 0.585 / 0.938 / 0.091; this round's code with
+    # the rules' types alone 0.772 / 0.821 (78 / 95) / 0.578. Held-out levels, asserted a little below.
+    "test10": ((135, 148), 0.81, 0.80, 0.62, 0.93, 0.07, 0.0),
 }
 # Memories that name their speaker: all of them, except on test8 (0.987 held out; 0.997 once
 # lower-case handles became people).
@@ -123,7 +106,7 @@ def test_chatter_forms_are_dropped(real_engine) -> None:
         ("Ben", "Glad you had support."),
         ("Ana", "Your support really means a lot."),
     ]
-    _, kept = _ingest(real_engine, turns)
+    _, kept = ingest_turns(real_engine, turns)
     assert [m["turn"] for m in kept] == [0]
     assert kept[0]["content"] == "Ana: The staging database moved to a new host in Frankfurt."
 
@@ -140,7 +123,7 @@ def test_types_of_the_issue_examples(real_engine) -> None:
         ("Ben", "The nightly export job crashes with a MemoryError on the invoices table."),
         ("Ana", "Today I'm finishing the rate limiter for the public API."),
     ]
-    _, kept = _ingest(real_engine, turns)
+    _, kept = ingest_turns(real_engine, turns)
     assert [m["type"] for m in kept] == [
         "preference", "decision", "preference", "decision", "decision", "decision", "preference", "debug_log", "session_note",
     ]
@@ -161,7 +144,7 @@ def test_types_in_other_registers(real_engine) -> None:
         ("Ana", "The ingest worker pods keep getting OOMKilled every couple of hours."),
         ("Ben", "The partner API started answering 429 after a thousand calls a minute."),
     ]
-    _, kept = _ingest(real_engine, turns, session="registers")
+    _, kept = ingest_turns(real_engine, turns, session="registers")
     assert [m["type"] for m in kept] == ["decision"] * 4 + ["preference"] * 3 + ["debug_log"] * 3
 
 
@@ -242,8 +225,8 @@ PHRASINGS = {
 @pytest.mark.parametrize("phrasing", sorted(PHRASINGS))
 def test_each_causal_phrasing_links_cause_to_decision(real_engine, phrasing: str) -> None:
     turns = PHRASINGS[phrasing]
-    _, kept = _ingest(real_engine, turns, session=phrasing.replace(" ", "-"))
-    assert _causal_pairs(real_engine, kept) == {(0, len(turns) - 1)}
+    _, kept = ingest_turns(real_engine, turns, session=phrasing.replace(" ", "-"))
+    assert causal_pairs(real_engine, kept) == {(0, len(turns) - 1)}
 
 
 NEAR_MISSES = {
@@ -281,9 +264,9 @@ def test_to_stop_it_happening_again_points_at_the_problem_not_the_step_before(re
              ("Noa", "The booking form freezes, and when they click again it books a second time."),
              ("Noa", "I've refunded both guests."),
              ("Noa", "To stop it happening again, I've switched on the duplicate booking check.")]
-    _, kept = _ingest(real_engine, turns, session="repeat-problem")
+    _, kept = ingest_turns(real_engine, turns, session="repeat-problem")
     assert [m["turn"] for m in kept] == [0, 1, 2, 3]
-    pairs = _causal_pairs(real_engine, kept)
+    pairs = causal_pairs(real_engine, kept)
     assert (2, 3) not in pairs
     assert {(0, 3), (1, 3)} & pairs
 
@@ -292,18 +275,18 @@ def test_the_answer_to_why_is_the_cause_of_what_was_asked_about(real_engine) -> 
     # The cause said after the decision, as the answer to a question about it.
     turns = [("Ana", "We moved the team offsite to Porto."), ("Ben", "How come?"),
              ("Ana", "The flights from Berlin were half the price of the ones to Lisbon.")]
-    _, kept = _ingest(real_engine, turns, session="why-answer")
+    _, kept = ingest_turns(real_engine, turns, session="why-answer")
     assert [m["turn"] for m in kept] == [0, 2]
-    assert _causal_pairs(real_engine, kept) == {(2, 0)}
+    assert causal_pairs(real_engine, kept) == {(2, 0)}
 
 
 def test_a_mishap_answered_already_is_not_the_cause_of_the_next_decision(real_engine) -> None:
     # The new dishwasher is the response to the leak; painting the hallway is not another one.
     turns = [("Ada", "The dishwasher leaked all over the kitchen floor."), ("Ada", "We bought a new dishwasher the same day."),
              ("Ben", "We decided to paint the hallway green next month.")]
-    _, kept = _ingest(real_engine, turns, session="answered-already")
+    _, kept = ingest_turns(real_engine, turns, session="answered-already")
     assert [m["turn"] for m in kept] == [0, 1, 2]
-    assert _causal_pairs(real_engine, kept) == {(0, 1)}
+    assert causal_pairs(real_engine, kept) == {(0, 1)}
 
 
 def test_so_points_at_the_statement_just_before(real_engine) -> None:
@@ -311,17 +294,17 @@ def test_so_points_at_the_statement_just_before(real_engine) -> None:
     # before "So ..." to the symptom said earlier.
     turns = [("Marta", "My knee swells after every long run."), ("Marta", "The physio says it is tendinitis."),
              ("Marta", "So I switched from running to swimming for a month.")]
-    _, kept = _ingest(real_engine, turns, session="so-previous")
+    _, kept = ingest_turns(real_engine, turns, session="so-previous")
     assert len(kept) == 3
-    assert _causal_pairs(real_engine, kept) == {(1, 2)}
+    assert causal_pairs(real_engine, kept) == {(1, 2)}
 
 
 def test_a_cause_said_after_the_problem_is_linked_as_its_cause(real_engine) -> None:
     turns = [("Rob", "Checkout latency on the payments database jumped to 2 seconds."),
              ("Rob", "A missing index on the payments table caused the slow checkout.")]
-    _, kept = _ingest(real_engine, turns, session="explains")
+    _, kept = ingest_turns(real_engine, turns, session="explains")
     assert [m["type"] for m in kept] == ["debug_log", "debug_log"]
-    assert _causal_pairs(real_engine, kept) == {(1, 0)}
+    assert causal_pairs(real_engine, kept) == {(1, 0)}
 
 
 def test_the_cause_meant_is_the_one_sharing_more_of_the_reason(real_engine) -> None:
@@ -330,16 +313,16 @@ def test_the_cause_meant_is_the_one_sharing_more_of_the_reason(real_engine) -> N
     turns = [("Hugo", "My laptop died two days before the essay deadline."),
              ("Hugo", "The library lends laptops to students for a week."),
              ("Hugo", "Because of the dead laptop, I asked for a deadline extension.")]
-    _, kept = _ingest(real_engine, turns, session="laptop")
+    _, kept = ingest_turns(real_engine, turns, session="laptop")
     assert len(kept) == 3
-    assert _causal_pairs(real_engine, kept) == {(0, 2)}
+    assert causal_pairs(real_engine, kept) == {(0, 2)}
 
 
 @pytest.mark.parametrize("case", sorted(NEAR_MISSES))
 def test_near_misses_do_not_link(real_engine, case: str) -> None:
-    _, kept = _ingest(real_engine, NEAR_MISSES[case], session=case.replace(" ", "-"))
+    _, kept = ingest_turns(real_engine, NEAR_MISSES[case], session=case.replace(" ", "-"))
     assert len(kept) == 2
-    assert _causal_pairs(real_engine, kept) == set()
+    assert causal_pairs(real_engine, kept) == set()
 
 
 ISSUE_CHATS = [
@@ -355,7 +338,7 @@ ISSUE_CHATS = [
 
 @pytest.mark.parametrize("fmt,turns", ISSUE_CHATS, ids=[f for f, _ in ISSUE_CHATS])
 def test_chain_on_the_decision_shows_its_cause(real_engine, fmt: str, turns) -> None:
-    _, kept = _ingest(real_engine, turns, fmt=fmt, session=f"issue-{fmt}")
+    _, kept = ingest_turns(real_engine, turns, fmt=fmt, session=f"issue-{fmt}")
     assert [m["turn"] for m in kept] == [0, 2]
     decision = kept[1]
     assert decision["type"] == "decision"
