@@ -67,7 +67,9 @@ HELD_OUT_LEVELS = {
     # IN SAMPLE since the tenth round's type head was fitted on test9 too: 0.869 (held out from
     # that head, leave one split out: 0.807, see scripts/train_types.py); with both, precision
     # 0.874, recall 0.543, near-misses 0.007 (0.885 / 0.55 once a finding after a mishap told as
-    # a fact is what a fix answers).
+    # a fact is what a fix answers). Eleventh round, the speaker's handle taken off statements
+    # whatever its case (rules.said) and a filler or a question after an opening "so" read as
+    # no consequence (in sample): precision 0.872 (75 / 86), recall 0.536.
     "test9": ((140, 141), 0.86, 0.84, 0.48, 0.93, 0.11, 0.01),
     # Not the goal: test10, written by another hand before the tenth round and never opened,
     # scored once (summary figures only) when the round was frozen (59a06f4): types 0.816,
@@ -75,6 +77,8 @@ HELD_OUT_LEVELS = {
     # 0.933, chatter kept 0.066, speakers named 1.0. Scored after, nothing chosen from them: the
     # ninth round's code (cc137cd) 0.798 / 0.767 / 0.585 / 0.938 / 0.091; this round's code with
     # the rules' types alone 0.772 / 0.821 (78 / 95) / 0.578. Held-out levels, asserted a little below.
+    # In sample since the eleventh round read its links (handles taken off, "so" fillers and
+    # questions): precision 0.821 (87 / 106), recall 0.644; the asserted levels stay the held-out ones.
     "test10": ((135, 148), 0.81, 0.80, 0.62, 0.93, 0.07, 0.0),
 }
 # Memories that name their speaker: all of them, except on test8 (0.987 held out; 0.997 once

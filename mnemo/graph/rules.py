@@ -231,7 +231,8 @@ def same_topic(a: Terms, b: Terms) -> bool:
     return bool(a.subjects & b.subjects or a.phrases & b.phrases)
 
 
-_ATTRIBUTION = re.compile(r"^[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?(?: \(to [^)]{1,60}\))?:\s+")
+# What ingest puts after the speaker's name: whom "you" means, if anyone, and the colon.
+_ATTRIBUTION = re.compile(r"(?: \(to [^)]{1,60}\))?:\s+")
 
 
 def _speaker(m: Memory) -> object:
@@ -240,10 +241,15 @@ def _speaker(m: Memory) -> object:
 
 
 def said(m: Memory) -> str:
-    """The statement without the speaker's name ingest puts in front ("Alice: ...")."""
+    """The statement without the speaker's name ingest puts in front ("Alice: ...", "fio (to
+    kat): ..."). The name is the speaker's own, whatever its case: a chat handle in lower case
+    ("fio") left in front counted as a word every statement of that speaker shares, and hid the
+    cues that open a statement ("so", "after")."""
     speaker = _speaker(m)
-    if isinstance(speaker, str) and m.content.startswith(speaker):
-        return _ATTRIBUTION.sub("", m.content, count=1)
+    if isinstance(speaker, str) and speaker and m.content.startswith(speaker):
+        found = _ATTRIBUTION.match(m.content, len(speaker))
+        if found:
+            return m.content[found.end():]
     return m.content
 
 
@@ -278,6 +284,8 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
                 continue  # "I don't like following recipes": the verb, not the preposition
             if cue.scope == "anaphor" and m.group(0).lower() == "so" and _SO_TOO.match(s):
                 continue  # "so does her sister", "so do I": "too", whatever the statement's type
+            if cue.scope == "anaphor" and m.start() == 0 and m.group(0).lower() == "so" and moves_on(s):
+                continue  # "so anyway i'm at the café now", "so what did u do at the weekend": no consequence
             if cue.scope == "anaphor" and not decision and m.group(0).lower() == "so":
                 # "So, the conference dinner is on the 15th", "so does her sister", "So, I'm still on
                 # the capacity plan": "so" opening a statement that is no decision carries the talk
@@ -338,6 +346,35 @@ _GERUND_BEFORE = re.compile(r"\b(?:am|is|are|was|were|be|been|being|like|likes|l
                             r"(?:['’](?:m|re|s)|n['’]t)\s+$", re.I)
 # A consequence cue said mid-sentence after a clause of its own: ", which is why", ", that's the reason".
 _MID_WHY = re.compile(r",\s*(?:which|that|and that)(?:'s| is| was) (?:why|the reason)\b", re.I)
+
+
+@functools.lru_cache(maxsize=1024)
+def moves_on(sentence: str) -> bool:
+    """Whether the words opening the sentence ("so", "ok") carry the talk on rather than draw a
+    consequence or agree: read from the parse, what follows them is an interjection ("so anyway
+    ...", "ok so yeah ...": a filler before a change of topic) or a question (a question word or
+    an auxiliary before its subject: "so what did u do at the weekend"). Ingest writes chat
+    handles in lower case as speakers since the tenth round; with the handle taken off their
+    statements, such openings reach the cues that read a statement's first word."""
+    from ..nlp.entities import nlp
+
+    doc = nlp()(sentence)
+    seen_so = False
+    for i, tok in enumerate(doc):
+        if tok.lower_ == "so" and tok.pos_ in ("ADV", "CCONJ", "SCONJ"):
+            seen_so = True
+            continue
+        if tok.pos_ == "INTJ" or tok.is_punct:
+            if seen_so and tok.pos_ == "INTJ":
+                return True  # "so anyway", "so lol": the "so" is a filler
+            continue
+        # The first word of the clause itself.
+        if tok.tag_ in ("WP", "WRB", "WDT", "WP$"):
+            return True
+        return tok.pos_ == "AUX" and any(t.dep_ in ("nsubj", "nsubjpass", "expl") and t.i > i and t.head in (tok, tok.head) for t in doc)
+    return False
+
+
 # The cue of a decision's purpose or option that points back ("to sort it out", "... instead").
 _POINT_BACK_DECISION = next(c.pattern for c in CUES if c.scope == "anaphor_decision")
 # A present perfect main clause: "I've been dying for a holiday", "we have lived here".
@@ -665,7 +702,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
         # memory is about something not said here: no mishap said before is its cause then.
         own_reason = any(rel in ("because", "triggered") and not anaphoric and stems(span) for rel, span, anaphoric, _ in cues)
         target = _answered(new, recent_first, mishaps=not own_reason, related=related)
-        if target is None and _AGREE.match(said(new)):
+        if target is None and _AGREE.match(said(new)) and not moves_on(said(new)):
             target = _agreed_to(new, recent_first)
         # An "updates" link to it ("balance reads go to the primary from now on") says the
         # decision changed something, not why: the cause is linked all the same.
