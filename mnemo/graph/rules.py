@@ -282,15 +282,17 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
                 continue  # "Since we got back from Lisbon I've been dying for a holiday": a time, not a reason
             if cue.scope == "after" and m.group(0).lower() == "following" and _GERUND_BEFORE.search(s[: m.start()]):
                 continue  # "I don't like following recipes": the verb, not the preposition
-            if cue.scope == "anaphor" and m.group(0).lower() == "so" and _SO_TOO.match(s):
-                continue  # "so does her sister", "so do I": "too", whatever the statement's type
-            if cue.scope == "anaphor" and m.start() == 0 and m.group(0).lower() == "so" and moves_on(s):
-                continue  # "so anyway i'm at the café now", "so what did u do at the weekend": no consequence
-            if cue.scope == "anaphor" and not decision and m.group(0).lower() == "so":
-                # "So, the conference dinner is on the 15th", "so does her sister", "So, I'm still on
-                # the capacity plan": "so" opening a statement that is no decision carries the talk
-                # on; only an action taken is read as the consequence of what was said before
-                # (tenth round: 4 wrong links of test8 and test9, none right on any spent split).
+            if cue.scope == "anaphor" and m.group(0).lower() == "so" and (
+                    # "so does her sister", "so do I": "too", whatever the statement's type.
+                    _SO_TOO.match(s)
+                    # "So, the conference dinner is on the 15th", "So, I'm still on the capacity
+                    # plan": "so" opening a statement that is no decision carries the talk on; only
+                    # an action taken is read as the consequence of what was said before (tenth
+                    # round: 4 wrong links of test8 and test9, none right on any spent split).
+                    or not decision
+                    # "so anyway i'm at the café now", "so what did u do at the weekend": a filler
+                    # or a question (read from the parse, so tried last).
+                    or (m.start() == 0 and moves_on(s))):
                 continue
             if cue.scope == "anaphor" and not decision and _MID_WHY.search(s[: m.end()]) and m.start() > 0:
                 # "Berlin is flat, which is why people set personal bests there": a statement
