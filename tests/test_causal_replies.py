@@ -2,8 +2,9 @@
 per kind of wrong link read on test9 and test10 after the tenth round (issue #16): a fix taken
 after another speaker's diagnosis of a failure answers the diagnosis, even when it names the
 failure again; so does a step "to stop it happening again"; another speaker's advice is not what
-"because of that" points back to; what a fix resolves is never a choice; and a step whose object
-is a pronoun ("renewed it") acts on what was said just before it. Each of the engine tests fails
+"because of that" points back to; a consequence drawn by a speaker goes on from their own account
+past another speaker's aside; what a fix resolves is never a choice; and a step whose object is a
+pronoun ("renewed it") acts on what was said just before it. Each of the engine tests fails
 on the tenth round's rules."""
 
 from __future__ import annotations
@@ -50,6 +51,16 @@ def test_advice_is_not_what_because_of_that_points_back_to(real_engine) -> None:
     assert types[2] == "decision", types
     assert (1, 2) not in pairs, pairs
     assert (0, 2) in pairs, pairs
+
+
+def test_a_consequence_goes_on_from_the_speakers_own_account_past_an_aside(real_engine) -> None:
+    types, pairs = _links(real_engine, [
+        ("Della", "The shelter ran out of dog food twice in March."),
+        ("Ezra", "Adoptions have been slow since the winter."),
+        ("Della", "As a result we've added kibble and tinned food to the donation list."),
+    ], "own-account")
+    assert types[2] == "decision", types
+    assert pairs == {(0, 2)}, pairs
 
 
 def test_a_fix_never_resolves_a_decision(real_engine) -> None:

@@ -665,6 +665,14 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                     # failed, named with the same word ("the booking app keeps saying full"), not
                     # what someone said about why it failed in between.
                     named = [c for c in close if mine & stems(said(c))]
+                if not named and close and _speaker(close[0]) != _speaker(new) and not mine & stems(said(close[0])):
+                    # A speaker who draws a consequence goes on from their own account ("The food
+                    # bank ran out of tinned protein twice in October." ... "As a result we've added
+                    # tinned fish ..."), past another speaker's aside that names nothing of the
+                    # step ("Demand's been up since the clocks changed"): their own statement that
+                    # names a word of it is what the cue points back to (eleventh round: a wrong
+                    # link of test6 and one of test9 gone, none lost).
+                    named = [c for c in close[1:] if _speaker(c) == _speaker(new) and mine & stems(said(c))]
                 target = max(named, key=lambda c: (len(mine & stems(said(c))), -close.index(c))) if named else close[0]
         else:
             want = focus(new, span) if span else t_new
