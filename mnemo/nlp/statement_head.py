@@ -4,7 +4,7 @@ the parse and the conversation say of it.
 A logistic regression (``scripts/train_statement.py``, scikit-learn at training time only) was
 fitted on our own hand-labelled material, never on LoCoMo: the candidates ``extract.candidates``
 makes of the labelled conversations of tests/labelled/ (the spent splits: train*.txt and
-test.txt ... test8.txt), each labelled by the unit it states (chatter or not), and the
+test.txt ... test10.txt), each labelled by the unit it states (chatter or not), and the
 hand-written ``statement_examples.txt`` / ``statement_prototypes.txt`` sentences, each as a turn
 of its own. Only its coefficients ship (``heads/statement.json``); here it is a dot product.
 
