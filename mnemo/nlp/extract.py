@@ -473,8 +473,7 @@ def judge(cands: Sequence[Candidate], vectors: Any, named: Sequence[bool], embed
         kept.append(i)
     # The learned type head (nlp/type_head.py) has the last word on the types, when it fits
     # this embedder; the rules' types above are among its inputs and the fallback.
-    type_head.retype([cands[i] for i in kept], vectors[kept], embedder,
-                     where=type_head.context(cands, vectors, kept) if type_head.wants_context() else None)
+    type_head.retype([cands[i] for i in kept], vectors[kept], embedder)
     prev: Candidate | None = None
     for i in kept:
         c = cands[i]
