@@ -4,10 +4,11 @@ on four ways of storing a conversation, with leave-one-conversation-out tuning.
 
     scripts/eval_locomo.py DATASET.json [--store turns|turns-sessions|ingest|observations[,...]]
         [--folds none|loo] [--grid recall.KEY=V1,V2 ...] [--set KEY=VALUE ...] [--k 5,10]
-        [--categories 1,2,3,4] [--ablations] [--misses 50] [--json]
+        [--categories 1,2,3,4] [--ablations] [--misses 50] [--embedder MODEL] [--json]
 
 Storage paths (``--store``; a fresh mnemo home per conversation and path, the real
-all-MiniLM-L6-v2 model, the clock following the sessions' dates):
+all-MiniLM-L6-v2 model unless ``--embedder`` names a local sentence-transformers folder to compare,
+the clock following the sessions' dates):
 - ``turns``: every dialog turn saved through ``save_many`` as ``"<speaker>: <text>"`` with its
   ``dia_id`` in ``meta`` and its session's date as ``created_at``, no ``session_id``;
 - ``turns-sessions``: the same, each turn with its session as ``session_id``;
@@ -303,11 +304,12 @@ class Built:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def build(sample: dict[str, Any], store: str, embedder: Any, overrides: dict[str, Any], home: str) -> Built:
+def build(sample: dict[str, Any], store: str, embedder: Any, overrides: dict[str, Any], home: str,
+          model: str = "all-MiniLM-L6-v2") -> Built:
     conv = sample["conversation"]
     sess = sessions(conv)
     sid = sample.get("sample_id", "conv")
-    settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2", **overrides})
+    settings = load_settings(home=home, overrides={"embedding.model": model, **overrides})
     clock = Clock(sess[0][1] if sess else 0.0)
     m = Mnemo(settings, clock=clock, embedder=embedder)
     covers: dict[str, frozenset[str]] = {}
@@ -616,6 +618,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embed-cache", type=Path, metavar="FILE.npz",
                     help="keep the vectors of stored texts and questions in this file between runs (outside the repository)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting override, e.g. recall.rank_mix=1")
+    ap.add_argument("--embedder", default="all-MiniLM-L6-v2", metavar="MODEL",
+                    help="the embedding model: all-MiniLM-L6-v2 (default, the installed package) or a local "
+                         "sentence-transformers folder, e.g. another model to compare (nothing is downloaded)")
     args = ap.parse_args(argv)
     try:
         ks = sorted({int(x) for x in args.k.split(",") if x.strip()})
@@ -659,16 +664,21 @@ def main(argv: list[str] | None = None) -> int:
     labels = {n: (n if n in ("defaults", *ABLATIONS) else label_of(s)) for n, s in settings.items()}
     names = list(settings)
 
+    from mnemo.errors import ConfigError
     from mnemo.nlp.embedder import make_embedder
 
-    embedder = CachedEmbedder(make_embedder("all-MiniLM-L6-v2"))
+    try:
+        embedder = CachedEmbedder(make_embedder(args.embedder))
+    except ConfigError as exc:
+        print(f"Error: --embedder {args.embedder!r}: {exc}", file=sys.stderr)
+        return 1
     if args.embed_cache:
         embedder.load(args.embed_cache)
     t0 = time.perf_counter()
-    report: dict[str, Any] = {"dataset": args.dataset.name, "conversations": len(data), "folds": args.folds,
+    report: dict[str, Any] = {"dataset": args.dataset.name, "embedder": args.embedder, "conversations": len(data), "folds": args.folds,
                               "settings": overrides, "grid": {labels[n]: s for n, s in settings.items()}, "stores": {}}
     text: list[str] = []
-    log(f"{args.dataset.name}: {len(data)} conversations, stores {', '.join(stores)}, {len(settings)} setting(s)")
+    log(f"{args.dataset.name}: {len(data)} conversations, embedder {args.embedder}, stores {', '.join(stores)}, {len(settings)} setting(s)")
     per_store: dict[str, dict[str, dict[str, list[Row]]]] = {}
     for store in stores:
         per_conv: dict[str, dict[str, list[Row]]] = {}
@@ -677,7 +687,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, sample in enumerate(data):
             cid = str(sample.get("sample_id", f"conv-{i + 1}"))
             with tempfile.TemporaryDirectory(prefix="mnemo-locomo-") as home, contextlib.ExitStack() as stack:
-                b = build(sample, store, embedder, overrides, home)
+                b = build(sample, store, embedder, overrides, home, model=args.embedder)
                 stack.callback(b.m.close)
                 qs, c = questions(sample, b.known, categories)
                 for key, v in c.items():

@@ -361,3 +361,24 @@ def test_diversify_prefers_a_different_result_over_a_near_copy() -> None:
     # Only k are chosen: the rest keep their order and their scores.
     out = diversify([cand("a", 1.0), cand("a2", 0.9), cand("b", 0.8), cand("c", 0.1)], vectors, 0.5, 2)
     assert [(c.id, c.score) for c in out] == [("a", 1.0), ("b", 0.8), ("a2", 0.9), ("c", 0.1)]
+
+
+def test_eval_embedder_option_runs_the_named_model_and_rejects_what_is_no_model(tmp_path, capsys) -> None:
+    """``--embedder`` swaps the model the stores are built with (here the hashing embedder, so
+    nothing loads); a folder that holds no model is an error, not a traceback."""
+    import json
+
+    ev = _eval_module()
+    conv: dict[str, object] = {"speaker_a": "Caroline", "speaker_b": "Melanie",
+                               "session_1": [{"speaker": "Melanie", "text": "I went kayaking on the lake.", "dia_id": "D1:1"},
+                                             {"speaker": "Caroline", "text": "I painted a sunset.", "dia_id": "D1:2"}],
+                               "session_1_date_time": "1:00 pm on 1 May, 2023"}
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([{"sample_id": "t", "conversation": conv,
+                                 "qa": [{"question": "Who went kayaking?", "evidence": ["D1:1"], "category": 4}]}]))
+    assert ev.main([str(data), "--store", "turns", "--embedder", "hash-64", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["embedder"] == "hash-64" and out["stores"]["turns"]["memories"] == 2
+    (tmp_path / "empty").mkdir()
+    assert ev.main([str(data), "--store", "turns", "--embedder", str(tmp_path / "empty")]) == 1
+    assert "--embedder" in capsys.readouterr().err
