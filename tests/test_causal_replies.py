@@ -1,7 +1,8 @@
 """Causal links through the real ingest (MiniLM and spaCy) on hand-written conversations, one
 per kind of wrong link read on test9 and test10 after the tenth round (issue #16): a fix taken
 after another speaker's diagnosis of a failure answers the diagnosis, even when it names the
-failure again; so does a step "to stop it happening again"; another speaker's advice is not what
+failure again; so does a step "to stop it happening again"; a step that names the report and
+nothing of the reply after it answers the report; another speaker's advice is not what
 "because of that" points back to; a consequence drawn by a speaker goes on from their own account
 past another speaker's aside; what a fix resolves is never a choice; and a step whose object is a
 pronoun ("renewed it") acts on what was said just before it. Each of the engine tests fails
@@ -40,6 +41,16 @@ def test_a_step_to_stop_it_happening_again_answers_the_diagnosis_it_names(real_e
     ], "diagnosis-repeat")
     assert types[2] == "decision", types
     assert pairs == {(1, 2)}, pairs
+
+
+def test_a_step_naming_the_report_and_nothing_of_the_reply_answers_the_report(real_engine) -> None:
+    types, pairs = _links(real_engine, [
+        ("xu", "the walk-in fridge alarm went off overnight, it was up to 12 degrees"),
+        ("yev", "the compressor died, the engineer confirmed"),
+        ("xu", "moved all the stock to the spare fridge in the cellar"),
+    ], "report-named")
+    assert types[2] == "decision", types
+    assert pairs == {(0, 2)}, pairs
 
 
 def test_advice_is_not_what_because_of_that_points_back_to(real_engine) -> None:

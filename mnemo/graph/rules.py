@@ -880,6 +880,17 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
             # the answer.
             return finding
         if old.type == MemoryType.DEBUG_LOG or (old.type == MemoryType.FACT and mishap(said(old))):
+            if not mine & stems(said(old)):
+                # The other speaker's word on a report ("compressor failed, tech confirmed") that the
+                # step names nothing of, while the report before it, the step's own speaker's, is
+                # named ("-80 freezer alarm went off" ... "moved all samples to the backup
+                # freezer"): the step answers the report, as it answers a diagnosis it names
+                # (``_diagnosis``; eleventh round: a wrong link of test10 gone, none lost).
+                k = close.index(old)
+                report = close[k + 1] if k + 1 < len(close) else None
+                if (report is not None and report.type in (MemoryType.FACT, MemoryType.DEBUG_LOG) and _speaker(report) != _speaker(old)
+                        and _speaker(report) == _speaker(new) and mine & stems(said(report))):
+                    return report
             return old
         before.append(old)
     # Else the latest plain fact about the same thing: "The doctor says I'm borderline
