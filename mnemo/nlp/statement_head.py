@@ -6,7 +6,11 @@ fitted on our own hand-labelled material, never on LoCoMo: the candidates ``extr
 makes of the labelled conversations of tests/labelled/ (the spent splits: train*.txt and
 test.txt ... test10.txt), each labelled by the unit it states (chatter or not), and the
 hand-written ``statement_examples.txt`` / ``statement_prototypes.txt`` sentences, each as a turn
-of its own. Only its coefficients ship (``heads/statement.json``); here it is a dot product.
+of its own. Only its coefficients ship (``heads/statement.json``); here it is a dot product:
+the training's standardisation is folded into them, so nothing is scaled at run time. The
+columns that barely vary over the training rows (``train_statement.STD_FLOOR``: MiniLM's
+dimensions 127, 223 and 319, constant up to rounding) weigh 0, so a score never hangs on the
+embedder's rounding (another runtime, torch against ONNX).
 
 The features beside the vector (``FEATURES``) are those the margin's rounds measured one at a
 time as added weights: whether it reports anything at all (``statement.reports``: "Lunch was
