@@ -3,7 +3,10 @@
 What is dropped, and why (a memory should be a statement worth finding again):
 
 - chatter: greetings, thanks, acknowledgements ("ok", "sounds good", "got it"), assistant
-  boilerplate ("let me know if ...", "I hope this helps", "here is ...");
+  boilerplate ("let me know if ...", "I hope this helps", "here is ..."), a letter's frame (the
+  salutation "Dear Ms Patel," trimmed like a greeting, so the thanks behind it is thanks; "I
+  hope you're well", "I am writing regarding ...", the sign-off "Best regards, Anna"), so it
+  is neither a memory nor part of the statement beside it;
 - questions and requests ("can you ...", "please write ..."): they ask, they do not state;
 - suggestions nobody took yet ("you could ...", "maybe ...", "I'd suggest ...") and predictions
   ("that should help"): the decision or the outcome that follows, if any, is the memory;
@@ -159,7 +162,11 @@ _ACK = (
     r"awesome|perfect|got it|sounds good|sounds great|makes sense|lol|haha|hmm+|hi|hello|hey|good (?:morning|afternoon|evening|night)|"
     r"morning|bye|see you|cheers|np|no problem|you'?re welcome|welcome|right|alright|all right|exactly|agreed|true|indeed|i see|"
     r"of course|will do|done|on it|excellent|wonderful|fair enough|noted|understood|interesting|wow|oh|a lot|again|man|mate|"
-    r"everyone|all|team|there|(?-i:[A-Z][a-z]+))"
+    r"everyone|all|team|there|(?-i:[A-Z][a-z]+)|"
+    # A letter's salutation and sign-off ("Dear Rob,", "Best regards, Anna", "Yours sincerely"):
+    # its frame, not what it says.
+    r"dear|(?:(?:best|kind|warm(?:est)?)\s+)?regards|best wishes|all the best|yours(?:\s+(?:sincerely|faithfully|truly))?|"
+    r"sincerely|take care|best|love)"
 )
 # A turn or sentence made only of acknowledgements, greetings and a name or two.
 CHATTER = re.compile(rf"^\W*{_ACK}(?:[\s,!.]+{_ACK})*\W*$", re.I)
@@ -168,7 +175,12 @@ BOILERPLATE = re.compile(
     r"feel free|here(?:'s| is| are) (?:the|a|an|what|how|some|my|your)|as an ai|great question|good question|does (?:that|this) help|"
     r"is there anything else|anything else|sure[,!]|of course[,!]|certainly[,!]|absolutely[,!]|no worries|thanks for|thank you for|"
     r"i'?m (?:happy|glad) to|hope (?:this|that) helps|in summary|to summari[sz]e|let'?s (?:see|take a look|dive|break)|one moment|"
-    r"good (?:morning|afternoon|evening)|hi\b|hello\b|hey\b)",
+    r"good (?:morning|afternoon|evening)|hi\b|hello\b|hey\b|"
+    # A letter's pleasantry and its announcement of what it is about ("I hope you're well",
+    # "I am writing regarding my tax return"): the statements follow.
+    r"(?:i )?hope (?:you(?:'re| are)(?: all)? (?:well|keeping well|doing well)|this (?:email |message |letter |note )?finds you|"
+    r"all(?:'s| is) well|you(?:'ve| have) been well)|"
+    r"i(?:'m| am)? writ(?:e|ing) (?:regarding|concerning|in (?:connection with|reference to|relation to)|with (?:regard|reference) to|further to)\b)",
     re.I,
 )
 REQUEST = re.compile(
@@ -297,7 +309,12 @@ def prose(text: str) -> str:
 
 # ("Good afternoon, I received a letter ..." too: the greeting would drop it as boilerplate;
 # eighth round, a cause of test7 lost that way.)
-_GREETING = re.compile(r"^(?:(?:(?:hey|hi|hello|hiya|good (?:morning|afternoon|evening))(?:\s+(?-i:[A-Z][a-z]+))?|oh|and|btw|by the way|anyway)\b[\s,!]*)+(?=\S)", re.I)
+# A letter's salutation ("Dear Ms Patel,", "Dear Sir or Madam,", "Dear team,") likewise: a few
+# words after "Dear" up to the comma; what follows it is the letter ("Dear Rob, thank you for your
+# letter." is then thanks).
+_GREETING = re.compile(
+    r"^(?:(?:(?:hey|hi|hello|hiya|good (?:morning|afternoon|evening))(?:\s+(?-i:[A-Z][a-z]+))?|oh|and|btw|by the way|anyway)\b[\s,!]*"
+    r"|dear(?:\s+[\w.'’-]+){0,4}\s*,\s*)+(?=\S)", re.I)
 _TAG_QUESTION = re.compile(r"(?:\s*[-–—,]\s*(?:pretty|so|really)\s+\w+)?\s*,?\s*(?:huh|right|eh|isn'?t it|don'?t you think|you know)\?$", re.I)
 
 
@@ -430,7 +447,10 @@ def candidates(
 
 CONSEQUENCE = re.compile(
     r"^(?:so\b|as a (?:result|consequence)|that'?s why|that’s why|which is why|this is why|hence|therefore|consequently|thus\b|"
-    r"for (?:that|this) reason|to (?:stop|prevent|avoid)|after that\b|because of (?:that|this)\b|now that\b)",
+    r"for (?:that|this) reason|to (?:stop|prevent|avoid)|after that\b|because of (?:that|this)\b|now that\b|"
+    # The same connective in other words: "Due to this, training moves to ...", "Thanks to that
+    # we bought ...", "In that case we will ...".
+    r"(?:due|owing|thanks) to (?:that|this)\b|in that case\b|accordingly\b|given (?:that|this),)",
     re.I,
 )
 

@@ -1,0 +1,83 @@
+"""Two statements of one turn stored as one memory (issue #16). A letter's frame is not a
+statement, and never rides along with one: the salutation ("Dear Mr Olsen,"), the thanks behind it ("thank you for your message"), the
+announcement of what the letter is about ("I am writing regarding ..."), the pleasantry ("I hope
+you're keeping well") and the sign-off ("Best regards, Lena") are dropped, so the statement of
+the turn is stored, and linked, alone. And a consequence said in other words than "So" ("Due to
+this, ...", "In that case ...") starts a memory of its own, apart from its cause."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemo.nlp.conversation import Turn
+from mnemo.nlp.extract import CHATTER, candidates, keep_sentence, trim
+
+from .labelled_set import causal_pairs, ingest_turns
+
+
+def _parts(*texts: str) -> list[list[str]]:
+    cands, _ = candidates([Turn(index=i, speaker="Ana", text=t) for i, t in enumerate(texts)])
+    return [c.sentences for c in cands]
+
+
+@pytest.mark.parametrize("salutation", ["Dear Mr Olsen,", "Dear Sir or Madam,", "Dear parents,", "Dear Dr. Kaur,", "Dear,"])
+def test_a_salutation_is_trimmed_like_a_greeting(salutation: str) -> None:
+    assert trim(f"{salutation} the boiler in flat 3 failed its safety check.") == "The boiler in flat 3 failed its safety check."
+
+
+def test_dear_inside_a_sentence_is_not_a_salutation() -> None:
+    assert trim("My dear old dog, Rufus, turned fourteen on Sunday.") == "My dear old dog, Rufus, turned fourteen on Sunday."
+
+
+@pytest.mark.parametrize("text", ["Best regards, Lena", "Kind regards,\nLena", "Yours sincerely, Tom Hale", "Best wishes, Mo",
+                                  "Dear Mr Olsen,", "All the best, Jo"])
+def test_a_sign_off_is_chatter(text: str) -> None:
+    assert CHATTER.match(text)
+
+
+@pytest.mark.parametrize("text", ["I hope you're keeping well.", "Hope this email finds you well.",
+                                  "I am writing regarding my council tax bill.", "I write with regard to the invoice of 3 May."])
+def test_a_letter_formula_is_not_kept(text: str) -> None:
+    assert not keep_sentence(text)
+
+
+@pytest.mark.parametrize("text", ["I'm writing the report for the board now.", "I write all my notes in plain text.",
+                                  "I hope to finish the kitchen by June.", "Best of all, the new flat has a garden."])
+def test_statements_near_the_formulas_are_kept(text: str) -> None:
+    assert keep_sentence(text)
+
+
+def test_the_frame_of_a_letter_is_not_part_of_its_statement() -> None:
+    assert _parts(
+        "Dear Mr Olsen, thank you for your message. The boiler in flat 3 failed its safety check on Monday.",
+        "Hi Marco, I hope you're keeping well. The studio lease ends on 30 June. Best regards, Lena",
+        "Dear Sir or Madam, I am writing regarding my council tax bill. The March bill charged me twice for the same flat.",
+    ) == [
+        ["The boiler in flat 3 failed its safety check on Monday."],
+        ["The studio lease ends on 30 June."],
+        ["The March bill charged me twice for the same flat."],
+    ]
+
+
+@pytest.mark.parametrize("connective", ["Due to this,", "Owing to that,", "Thanks to that", "In that case", "Accordingly,",
+                                        "Given that,"])
+def test_a_consequence_in_other_words_starts_its_own_memory(connective: str) -> None:
+    assert _parts(f"The sports hall is closed for repairs until May. {connective} we moved the choir to the library.") == [
+        ["The sports hall is closed for repairs until May."],
+        [f"{connective} we moved the choir to the library."],
+    ]
+
+
+@pytest.mark.slow
+def test_a_letter_stores_and_links_its_statement_alone(real_engine) -> None:
+    turns = [
+        ("Ms Grant", "Dear Mr Olsen, thank you for your message. The boiler in flat 3 failed its safety check on Monday."),
+        ("Mr Olsen", "Dear Ms Grant, thanks for letting me know. Because of that we have booked an engineer for Thursday morning. "
+                     "Kind regards, Piotr Olsen"),
+    ]
+    _, kept = ingest_turns(real_engine, turns, session="letter")
+    assert [m["content"] for m in kept] == [
+        "Ms Grant: The boiler in flat 3 failed its safety check on Monday.",
+        "Mr Olsen: Because of that we have booked an engineer for Thursday morning.",
+    ]
+    assert causal_pairs(real_engine, kept) == {(0, 1)}
