@@ -6,7 +6,7 @@ set, whose licence would follow the weights):
 
 - the candidates ``extract.candidates`` makes of every conversation of the spent labelled splits
   (``tests/labelled/`` train*.txt and test.txt ... test10.txt; never a split not listed in
-  ``SPLITS``: a fresh one is for scoring, not training; test11.txt is the fresh one), the parse's reactions that carry
+  ``SPLITS``: a fresh one is for scoring, not training; test11.txt was scored once by the eleventh round and is not trained on yet; test12.txt is the fresh one), the parse's reactions that carry
   something included (``extract.REACTION_PENALTY`` finite while they are made), each labelled by
   the unit it states (``labelled_set.unit_of``): chatter, or a statement of any type;
 - each sentence of ``statement_prototypes.txt`` (hand-written personal statements and chatter) as
@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 
 # The spent splits: free to train on. A split not named here (a fresh held-out one) is never read.
 # test9 joined in the tenth round (scored once after the ninth; spent since); test10 in the eleventh
-# (scored once by the tenth round with the head frozen; spent since). test11 is the fresh split:
-# never in this fit.
+# (scored once by the tenth round with the head frozen; spent since). test11 was scored once by the
+# eleventh round (spent; the next fit may take it); test12 is the fresh split: never in this fit.
 SPLITS = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
           "test9", "test10")
 CS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)

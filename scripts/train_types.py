@@ -16,7 +16,8 @@ at training time are those the head sees at run time.
     .venv/bin/python scripts/train_types.py --splits train,test --out /tmp/h.npz   # a small fit
 
 Never give it LoCoMo, nor a split not yet scored once. test10 was scored once by the tenth round:
-it is spent, and the eleventh round trains on it; test11 is the fresh split and is never read here.
+it is spent, and the eleventh round trains on it; test11 was scored once by the eleventh
+round (spent; the next fit may take it); test12 is the fresh split and is never read here.
 """
 
 from __future__ import annotations

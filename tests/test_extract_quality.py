@@ -1,7 +1,7 @@
 """What ingest keeps, how it types it and what it links, with the real MiniLM model and spaCy.
 
-- The test splits of the hand-labelled conversations (tests/labelled/test10.txt scored once,
-  held out; test.txt ... test9.txt spent, their errors read while the rules were tuned): types,
+- The test splits of the hand-labelled conversations (tests/labelled/test11.txt scored once,
+  held out; test.txt ... test10.txt spent, their errors read while the rules were tuned): types,
   chatter, causal precision and recall, at the goal's levels where the split reaches them,
   else at the level reached.
 - Each chatter form, type and causal phrasing named in the extraction issue, one by one.
@@ -79,11 +79,21 @@ HELD_OUT_LEVELS = {
     # the rules' types alone 0.772 / 0.821 (78 / 95) / 0.578. Held-out levels, asserted a little below.
     # In sample since the eleventh round read its links (handles taken off, "so" fillers and
     # questions): precision 0.821 (87 / 106), recall 0.644; the asserted levels stay the held-out ones.
+    # After the eleventh round read its wrong links and type confusions and fitted both heads on
+    # it (in sample): types 0.923, precision 0.917, recall 0.741, statements kept 0.943, chatter
+    # kept 0.050.
     "test10": ((135, 148), 0.81, 0.80, 0.62, 0.93, 0.07, 0.0),
+    # Not the goal: test11, written by another hand before the eleventh round (told to vary where
+    # each type stands) and never opened, scored once (summary figures only) when the round was
+    # frozen (1fa6e9b): types 0.838, precision 0.571 (52 / 91), recall 0.283, 1 of 125 near-misses
+    # linked, statements kept 0.843, chatter kept 0.078, speakers named 0.983. The tenth round's
+    # code (04f256b), scored after: 0.793 / 0.593 / 0.261 / 0.84 / 0.084. Held-out levels, asserted
+    # a little below.
+    "test11": ((184, 125), 0.83, 0.57, 0.28, 0.84, 0.08, 0.01),
 }
 # Memories that name their speaker: all of them, except on test8 (0.987 held out; 0.997 once
-# lower-case handles became people).
-NAMED_LEVELS = {"test8": 0.99}
+# lower-case handles became people) and test11 (0.983 held out).
+NAMED_LEVELS = {"test8": 0.99, "test11": 0.98}
 
 
 @pytest.mark.parametrize("split", sorted(HELD_OUT_LEVELS))
