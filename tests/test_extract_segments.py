@@ -3,7 +3,10 @@ statement, and never rides along with one: the salutation ("Dear Mr Olsen,"), th
 announcement of what the letter is about ("I am writing regarding ..."), the pleasantry ("I hope
 you're keeping well") and the sign-off ("Best regards, Lena") are dropped, so the statement of
 the turn is stored, and linked, alone. And a consequence said in other words than "So" ("Due to
-this, ...", "In that case ...") starts a memory of its own, apart from its cause."""
+this, ...", "In that case ...") starts a memory of its own, apart from its cause; so do "Which
+is why ..." (a consequence, not a relative clause running on) and a fronted causal clause ("Since
+the hall was that full, we ..."), while "Since 2018 ..." and "Because of the rain ..." (no
+clause) and "Because it is faster." (a reason running on) stay with the sentence before."""
 
 from __future__ import annotations
 
@@ -66,6 +69,30 @@ def test_a_consequence_in_other_words_starts_its_own_memory(connective: str) -> 
         ["The sports hall is closed for repairs until May."],
         [f"{connective} we moved the choir to the library."],
     ]
+
+
+def test_which_is_why_starts_its_own_memory() -> None:
+    assert _parts("The printer on the second floor jams on thick paper. Which is why we order the 80 gsm reams now.") == [
+        ["The printer on the second floor jams on thick paper."],
+        ["Which is why we order the 80 gsm reams now."],
+    ]
+
+
+@pytest.mark.parametrize("front", ["Since the hall was that full,", "Because the hall was that full,"])
+def test_a_fronted_causal_clause_starts_its_own_memory(front: str) -> None:
+    assert _parts(f"The town hall was packed for the budget meeting. {front} the council is adding a second session in May.") == [
+        ["The town hall was packed for the budget meeting."],
+        [f"{front} the council is adding a second session in May."],
+    ]
+
+
+@pytest.mark.parametrize("text", [
+    "The choir rehearses in the crypt. Since 2018, the crypt has been our only free room.",
+    "The choir rehearses in the crypt. Because it is warmer.",
+    "The choir rehearses in the crypt, so that nobody hears the wrong notes. So that the neighbours sleep, we stop at nine.",
+])
+def test_a_reason_without_a_fronted_clause_stays_together(text: str) -> None:
+    assert len(_parts(text)) == 1
 
 
 @pytest.mark.slow

@@ -403,7 +403,10 @@ def candidates(
             text = trim(sent.text.strip())
             # "Because it is faster." continues; "Because of X, we did Y." is a statement.
             fronted = re.match(r"^(?:because|since)\b", text, re.I) and "," in text
-            if mine and CONTINUATION.match(text) and not fronted and not text.endswith("?"):
+            # "Which is why I bought ..." is a consequence, not a relative clause running on
+            # ("So that ..." still runs on: a purpose).
+            why = re.match(r"^(?:which|this) is why\b", text, re.I)
+            if mine and CONTINUATION.match(text) and not fronted and not why and not text.endswith("?"):
                 mine[-1].join(text, sent)
                 continue
             # "Thanks for driving me to the clinic on Friday!" is boilerplate to keep_sentence
@@ -420,7 +423,7 @@ def candidates(
                     stats.dropped += 1
                 continue
             kind = classify_parsed(text, [sent])
-            if mine and not _starts_apart(mine[-1], text, kind):
+            if mine and not _starts_apart(mine[-1], text, kind, sent):
                 mine[-1].join(text, sent)
                 continue
             mine.append(Candidate(turn, len(mine), text, kind, [sent], [text], evidence=evidence(sent), self_refs=own))
@@ -455,11 +458,25 @@ CONSEQUENCE = re.compile(
 )
 
 
-def _starts_apart(prev: Candidate, text: str, kind: MemoryType) -> bool:
+def _fronted_cause(sent: Any) -> bool:
+    """A causal clause in front of the main clause: "Since the queue was that long, we're
+    opening a second table", "Because we can't store them, we gave ..." (the conjunction a
+    subordinating marker of a clause of the sentence's main verb, a comma between them). "Since
+    2018 we ..." and "Because of the rain ..." are prepositions, not clauses."""
+    toks = [t for t in sent if not t.is_space]
+    if len(toks) < 4 or toks[0].lower_ not in ("because", "since") or toks[0].dep_ != "mark":
+        return False
+    clause = toks[0].head
+    return clause.dep_ == "advcl" and clause.head == sent.root and any(t.text == "," for t in toks[1:])
+
+
+def _starts_apart(prev: Candidate, text: str, kind: MemoryType, sent: Any = None) -> bool:
     """Whether a sentence of the same turn starts a memory of its own instead of joining the
-    one before: a consequence, or a decision, preference or debug log next to a statement of
+    one before: a consequence (in so many words, or a fronted causal clause: "Since the queue
+    was that long, we're opening ..." is the consequence of the sentence before, which is its
+    own memory to link to), or a decision, preference or debug log next to a statement of
     another kind (a decision apart from its cause, a taste apart from the news around it)."""
-    if CONSEQUENCE.match(text):
+    if CONSEQUENCE.match(text) or (sent is not None and _fronted_cause(sent)):
         return True
     return kind != prev.type and (kind in _DISTINCT or prev.type in _DISTINCT)
 
