@@ -311,3 +311,10 @@ def causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
             if ln.rel in CAUSAL_RELS and ln.dst in turn:
                 pairs.add((turn[ln.src], turn[ln.dst]))
     return pairs
+
+
+def turn_links(engine, turns: list[tuple[str, str]], session: str, field: str = "type") -> tuple[dict[int, str], set[tuple[int, int]]]:
+    """Ingest ``turns``; each kept turn's ``field`` (its type, or its content) and the (cause turn,
+    effect turn) of each causal link."""
+    _, kept = ingest_turns(engine, turns, session=session)
+    return {m["turn"]: m[field] for m in kept}, causal_pairs(engine, kept)

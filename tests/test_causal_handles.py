@@ -8,21 +8,18 @@ from __future__ import annotations
 
 import pytest
 
-from .labelled_set import causal_pairs, ingest_turns
+from .labelled_set import ingest_turns, turn_links
 
 pytestmark = pytest.mark.slow
 
 
-def _links(engine, turns: list[tuple[str, str]], session: str) -> tuple[dict[int, str], set[tuple[int, int]]]:
-    _, kept = ingest_turns(engine, turns, session=session)
-    return {m["turn"]: m["content"] for m in kept}, causal_pairs(engine, kept)
 
 
 def test_so_opening_a_lower_case_handles_decision_points_back(real_engine) -> None:
-    kept, pairs = _links(real_engine, [
+    kept, pairs = turn_links(real_engine, [
         ("kat", "the bus company cut the 7:40 route to the high school"),
         ("fio", "so we're doing a car pool with the Ahmeds, mon-thu"),
-    ], "handle-so")
+    ], "handle-so", field="content")
     assert kept[1].startswith("fio: "), kept
     assert pairs == {(0, 1)}
 
@@ -44,12 +41,12 @@ def test_the_handle_is_no_word_two_statements_share(real_engine) -> None:
 
 
 def test_a_filler_or_a_question_opening_a_handles_statement_is_no_consequence(real_engine) -> None:
-    _, pairs = _links(real_engine, [
+    _, pairs = turn_links(real_engine, [
         ("bel", "the new café on park st is so good"),
         ("cam", "i can't stand oat flat whites tbh"),
         ("bel", "so anyway i'm at the library now revising for the stats exam"),
         ("cam", "so what did u do at the weekend"),
-    ], "handle-filler")
+    ], "handle-filler", field="content")
     assert not any(2 in pair or 3 in pair for pair in pairs), pairs
 
 

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from .labelled_set import causal_pairs, ingest_turns
+from .labelled_set import turn_links
 
 pytestmark = pytest.mark.slow
 
 
-def _links(engine, turns: list[tuple[str, str]], session: str) -> tuple[dict[int, str], set[tuple[int, int]]]:
-    """The type of each kept turn and the (cause turn, effect turn) of each causal link."""
-    _, kept = ingest_turns(engine, turns, session=session)
-    return {m["turn"]: m["type"] for m in kept}, causal_pairs(engine, kept)
 
 
 def test_so_opening_a_statement_that_is_no_decision_carries_the_talk_on(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Ines", "Reverted the cache config, the hit rate is back to 95%."),
         ("Omar", "So, the quarterly review is on Thursday."),
     ], "so-filler")
@@ -30,7 +26,7 @@ def test_so_opening_a_statement_that_is_no_decision_carries_the_talk_on(real_eng
 
 
 def test_a_work_in_progress_note_is_no_cause(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Ines", "The invoice export timed out at midnight."),
         ("Omar", "That's exactly when the new batch size went out."),
         ("Ines", "Reverted the batch size, the export runs in ten minutes again."),
@@ -42,7 +38,7 @@ def test_a_work_in_progress_note_is_no_cause(real_engine) -> None:
 
 
 def test_since_before_a_noun_phrase_is_a_time_in_any_tense(real_engine) -> None:
-    _, pairs = _links(real_engine, [
+    _, pairs = turn_links(real_engine, [
         ("Kofi", "The holiday cottage owner cancelled on us a week before we left."),
         ("Ama", "Since our last holiday I only book rooms with free cancellation."),
     ], "since-time")
@@ -50,7 +46,7 @@ def test_since_before_a_noun_phrase_is_a_time_in_any_tense(real_engine) -> None:
 
 
 def test_following_as_a_verb_is_no_cue(real_engine) -> None:
-    _, pairs = _links(real_engine, [
+    _, pairs = turn_links(real_engine, [
         ("Rosa", "I switched to the meal kit subscription, the boxes come on Mondays."),
         ("Tim", "I don't like following meal kit instructions, I improvise."),
     ], "following-verb")
@@ -58,7 +54,7 @@ def test_following_as_a_verb_is_no_cue(real_engine) -> None:
 
 
 def test_as_a_result_before_an_aside_points_back_to_the_finding(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Jas", "The router in the new flat has shown a \"no sync\" error since we moved in."),
         ("Kim", "The old tenant's line is still registered to their provider, the helpline told me."),
         ("Jas", "We've ordered a new phone line from another company as a result, ten days' wait."),
@@ -68,7 +64,7 @@ def test_as_a_result_before_an_aside_points_back_to_the_finding(real_engine) -> 
 
 
 def test_a_fix_answers_the_finding_said_after_the_failure(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Mara", "The club's booking site shows a blank page on Android phones since Monday."),
         ("Nico", "Their calendar plugin is blocked by the new Chrome cookie rules."),
         ("Mara", "I replaced the plugin with a plain list of the sessions."),
@@ -83,7 +79,7 @@ def test_a_fix_answers_the_finding_said_after_the_failure(real_engine) -> None:
 def test_an_option_taken_instead_replaces_the_one_that_failed(real_engine) -> None:
     # "instead" points back past the other speaker's word on why the booking page fails to the
     # failure itself, named again ("booking" / "booked").
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Dana", "The pool's booking page keeps saying every lane is full, even at 6am."),
         ("Eli", "Their website still shows last month's timetable, the manager told me."),
         ("Dana", "I booked by phone instead."),

@@ -12,19 +12,15 @@ from __future__ import annotations
 
 import pytest
 
-from .labelled_set import causal_pairs, ingest_turns
+from .labelled_set import turn_links
 
 pytestmark = pytest.mark.slow
 
 
-def _links(engine, turns: list[tuple[str, str]], session: str) -> tuple[dict[int, str], set[tuple[int, int]]]:
-    """The type of each kept turn and the (cause turn, effect turn) of each causal link."""
-    _, kept = ingest_turns(engine, turns, session=session)
-    return {m["turn"]: m["type"] for m in kept}, causal_pairs(engine, kept)
 
 
 def test_a_fix_after_a_diagnosis_answers_the_diagnosis_though_it_names_the_failure(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Mia", "The video calls keep freezing during my online lessons."),
         ("Theo", "Your VPN routes every call through a server in Frankfurt."),
         ("Mia", "Turned the VPN off for the lesson app and the online lessons run smoothly now."),
@@ -34,7 +30,7 @@ def test_a_fix_after_a_diagnosis_answers_the_diagnosis_though_it_names_the_failu
 
 
 def test_a_step_to_stop_it_happening_again_answers_the_diagnosis_it_names(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Dr Lind", "The autoclave aborted its cycle with a door seal error."),
         ("Pav", "The door gasket wasn't pushed fully into its groove."),
         ("Dr Lind", "I've added a gasket inspection to the weekly checklist to stop it happening again."),
@@ -44,7 +40,7 @@ def test_a_step_to_stop_it_happening_again_answers_the_diagnosis_it_names(real_e
 
 
 def test_a_step_naming_the_report_and_nothing_of_the_reply_answers_the_report(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("xu", "the walk-in fridge alarm went off overnight, it was up to 12 degrees"),
         ("yev", "the compressor died, the engineer confirmed"),
         ("xu", "moved all the stock to the spare fridge in the cellar"),
@@ -54,7 +50,7 @@ def test_a_step_naming_the_report_and_nothing_of_the_reply_answers_the_report(re
 
 
 def test_advice_is_not_what_because_of_that_points_back_to(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("rafa", "my phone says icloud storage full every single day"),
         ("bea", "u could pay for the 50gb plan, its like a euro"),
         ("rafa", "ok done, upgraded to 50gb bc of that"),
@@ -65,7 +61,7 @@ def test_advice_is_not_what_because_of_that_points_back_to(real_engine) -> None:
 
 
 def test_a_consequence_goes_on_from_the_speakers_own_account_past_an_aside(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Della", "The shelter ran out of dog food twice in March."),
         ("Ezra", "Adoptions have been slow since the winter."),
         ("Della", "As a result we've added kibble and tinned food to the donation list."),
@@ -75,7 +71,7 @@ def test_a_consequence_goes_on_from_the_speakers_own_account_past_an_aside(real_
 
 
 def test_a_fix_never_resolves_a_decision(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("Iwan", "The frost killed half the seedlings last night."),
         ("Jen", "That's hard."),
         ("Iwan", "So we're moving the seed trays into the greenhouse from now on."),
@@ -86,7 +82,7 @@ def test_a_fix_never_resolves_a_decision(real_engine) -> None:
 
 
 def test_a_step_on_a_pronoun_acts_on_what_was_said_just_before(real_engine) -> None:
-    types, pairs = _links(real_engine, [
+    types, pairs = turn_links(real_engine, [
         ("kai", "the irrigation timer failed on sunday, half the greenhouse went dry"),
         ("len", "the weather station licence lapsed at the end of the month"),
         ("kai", "renewed it, watering back on schedule"),
