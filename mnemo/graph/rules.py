@@ -37,6 +37,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..models import Link, Memory, MemoryType
 from ..nlp.classify import IRREGULAR
@@ -351,6 +352,14 @@ _MID_WHY = re.compile(r",\s*(?:which|that|and that)(?:'s| is| was) (?:why|the re
 
 
 @functools.lru_cache(maxsize=1024)
+def _doc(text: str) -> Any:
+    """spaCy's parse of a statement, once: ``moves_on`` and ``_acts_on_pronoun`` both read the
+    new memory's statement."""
+    from ..nlp.entities import nlp
+
+    return nlp()(text)
+
+
 def moves_on(sentence: str) -> bool:
     """Whether the words opening the sentence ("so", "ok") carry the talk on rather than draw a
     consequence or agree: read from the parse, what follows them is an interjection ("so anyway
@@ -358,9 +367,7 @@ def moves_on(sentence: str) -> bool:
     an auxiliary before its subject: "so what did u do at the weekend"). Ingest writes chat
     handles in lower case as speakers since the tenth round; with the handle taken off their
     statements, such openings reach the cues that read a statement's first word."""
-    from ..nlp.entities import nlp
-
-    doc = nlp()(sentence)
+    doc = _doc(sentence)
     seen_so = False
     for i, tok in enumerate(doc):
         if tok.lower_ == "so" and tok.pos_ in ("ADV", "CCONJ", "SCONJ"):
@@ -923,15 +930,12 @@ def _diagnosis(failure: Memory, close: Sequence[Memory], new: Memory, mine: set[
     return reply if _touches(reply, new, mine, related) else None
 
 
-@functools.lru_cache(maxsize=1024)
 def _acts_on_pronoun(text: str) -> bool:
     """Whether the statement's first verb takes a pronoun for its object ("renewed it, steering
     back on track", "rang them instead"), read from the parse. The first verb only: a pronoun
     object later in the sentence ("we've ordered secondary glazing; the landlord allows it")
     refers inside the sentence."""
-    from ..nlp.entities import nlp
-
-    for tok in nlp()(text):
+    for tok in _doc(text):
         if tok.pos_ == "VERB":
             return any(c.dep_ == "dobj" and c.lower_ in ("it", "them", "that", "this") for c in tok.children)
     return False

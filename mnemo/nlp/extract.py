@@ -125,14 +125,8 @@ MARGIN_REACTION_PENALTY = float("inf")
 # 0.401, 0.894 / 0.526, 0.912 / 0.577. On the spent labelled test9 and test10 (in sample: both
 # among the head's splits) statements kept 0.94 and 0.94 as before, chatter kept 0.057 and
 # 0.066 (was 0.057 and 0.058).
-# Eleventh round, the head refitted with test10 among its splits
-# (grouped CV AUC 0.9527 at C 0.001; on LoCoMo its log-odds fell 0.18 on average against the
-# tenth round's head, 118 of 3,698 candidate forms changing side at -1.26): the folds chose
-# -1.52, -1.46, -1.14, so -1.46 (all three together choose -1.52). Held out, pooled: cited
-# kept 0.835, uncited kept 0.401, 1.21 memories a kept turn; per conversation 0.897 / 0.441,
-# 0.836 / 0.364, 0.801 / 0.396; in sample at -1.46: 0.856 / 0.414 (the new head at -1.26:
-# 0.837 / 0.389). Held-out curve (cost 0.5 / 1 / 1.5 / 2 / 3 / 5): 0.806 / 0.358, 0.821 /
-# 0.370, 0.835 / 0.401, 0.835 / 0.401, 0.893 / 0.522, 0.904 / 0.559.
+# Before the floor, the same refit (test10 added; its log-odds 0.18 lower on LoCoMo than the
+# tenth round's head) had the folds choose -1.52, -1.46, -1.14: held out 0.835 / 0.401 / 1.21.
 # Tenth round, the head refitted with test9 among its splits: the
 # folds chose -1.46, -1.26, -1.10 (conv-26, conv-30, conv-41 left out), so -1.26 (all three
 # together choose it too). Held out, pooled: cited kept 0.838, uncited kept 0.395, 1.22
