@@ -6,7 +6,12 @@ the turn is stored, and linked, alone. And a consequence said in other words tha
 this, ...", "In that case ...") starts a memory of its own, apart from its cause; so do "Which
 is why ..." (a consequence, not a relative clause running on) and a fronted causal clause ("Since
 the hall was that full, we ..."), while "Since 2018 ..." and "Because of the rain ..." (no
-clause) and "Because it is faster." (a reason running on) stay with the sentence before."""
+clause) and "Because it is faster." (a reason running on) stay with the sentence before.
+
+Twelfth round: a second statement about another subject starts a memory of its own ("The
+chartplotter lost its GPS fix twice yesterday. The antenna cable had come loose at the
+connector."; a thing, then what the speaker did about it), when each sentence reports something
+on its own; the speaker's own story (I ... we ...), praise and encouragement stay whole."""
 
 from __future__ import annotations
 
@@ -93,6 +98,50 @@ def test_a_fronted_causal_clause_starts_its_own_memory(front: str) -> None:
 ])
 def test_a_reason_without_a_fronted_clause_stays_together(text: str) -> None:
     assert len(_parts(text)) == 1
+
+
+@pytest.mark.parametrize("first, second", [
+    ("The chartplotter lost its GPS fix twice yesterday.", "The antenna cable had come loose at the connector."),
+    ("The badge printer kept spitting out blank cards.", "The ribbon had run out."),
+    ("Moving day is 3 May.", "The building's lift is out of order until June."),
+])
+def test_two_statements_about_two_things_are_two_memories(first: str, second: str) -> None:
+    assert _parts(f"{first} {second}") == [[first], [second]]
+
+
+@pytest.mark.parametrize("first, second", [
+    ("My Garmin stopped syncing runs to Strava after the update.", "I re-linked the accounts on Sunday."),
+    ("The bank feed stopped importing transactions on 3 May.", "We re-authorised the connection on Friday."),
+])
+def test_what_the_speaker_did_after_a_thing_is_its_own_memory(first: str, second: str) -> None:
+    assert _parts(f"{first} {second}") == [[first], [second]]
+
+
+@pytest.mark.parametrize("text", [
+    # The speaker's own story: the same teller, one memory.
+    "I went to a pride parade last Friday. We had a great time with the whole group.",
+    # Encouragement and praise report nothing part by part (no evidence): split, each part would
+    # fall under the statement filter where the whole turn passes.
+    "I'm here to support you. Every step's getting you closer to your dream.",
+    "The colors are so bright and the flowers are so pretty. Art is such a source of joy.",
+    # A pronoun points back to the sentence before: more of the same statement.
+    "The roofer found three cracked tiles on Monday. They replaced the tiles on Thursday.",
+])
+def test_one_story_and_chat_stay_one_memory(text: str) -> None:
+    assert len(_parts(text)) == 1
+
+
+@pytest.mark.slow
+def test_two_statements_of_one_turn_are_stored_apart(real_engine) -> None:
+    turns = [("Ines", "The chartplotter lost its GPS fix twice yesterday. The antenna cable had come loose at the connector."),
+             ("Tom", "My Garmin stopped syncing runs to Strava after the update. I re-linked the accounts on Sunday.")]
+    _, kept = ingest_turns(real_engine, turns, session="two-statements")
+    assert [m["content"] for m in kept] == [
+        "Ines: The chartplotter lost its GPS fix twice yesterday.",
+        "Ines: The antenna cable had come loose at the connector.",
+        "Tom: My Garmin stopped syncing runs to Strava after the update.",
+        "Tom: I re-linked the accounts on Sunday.",
+    ]
 
 
 @pytest.mark.slow
