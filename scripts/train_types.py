@@ -16,8 +16,10 @@ at training time are those the head sees at run time.
     .venv/bin/python scripts/train_types.py --splits train,test --out /tmp/h.npz   # a small fit
 
 Never give it LoCoMo, nor a split not yet scored once. test10 was scored once by the tenth round:
-it is spent, and the eleventh round trains on it; test11 was scored once by the eleventh
-round (spent; the next fit may take it); test12 is the fresh split and is never read here.
+it is spent, and the eleventh round trains on it; test11 was scored once by the eleventh round:
+spent, and the twelfth round trains on it (with the rules of 1fa6e9b as its rules' input);
+test12 is the fresh split and is never read here, nor any later one (``main`` refuses a split
+not in ``SPENT``).
 """
 
 from __future__ import annotations
@@ -40,13 +42,24 @@ sys.path.insert(0, str(ROOT))
 # what the rules say on text they were never tuned on, which is what they will say at run time.
 # The splits before test4 have been in every round's tuning, so the current rules stand there.
 FRESH_RULES = {"test4": "156505f", "test5": "3a2888b", "test6": "cf8acb4", "test7": "f0be8fe", "test8": "523cb41",
-               "test9": "73c2045", "test10": "59a06f4"}
+               "test9": "73c2045", "test10": "59a06f4", "test11": "1fa6e9b"}
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10")
+         "test9", "test10", "test11")
 SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 # Grid the leave-one-split-out folds choose from (inverse regularisation, which inputs).
+# Twelfth round: leave one split out over test5 ... test11 (each fold fitted on the 14 other
+# spent splits, test11's rules those of 1fa6e9b; pooled typed accuracy with the runtime's
+# overrides applied; 2881 typed candidates), inputs rules,parse,cues,vector: C 0.03 / 0.1 / 0.3
+# at x3 0.830 / 0.842 / 0.843, x5 0.843 / 0.845 / 0.838, x7 0.845 / 0.841 / 0.833 (the rules
+# alone 0.765); C 0.03 x7 and C 0.1 x5 tie exactly (2434 of 2881), and the first of equals in the
+# grid's order is shipped: C 0.03, x7. Per split at C 0.03 x7: test5 0.869, test6 0.855, test7 0.814,
+# test8 0.832, test9 0.824, test10 0.863, test11 0.849 (the eleventh round's 0.840 was pooled
+# over test5 ... test10 without test11 among the training splits). Weighting the rows of
+# test9 ... test11 x2 (their writers label device faults outside software debug logs, where
+# test3 ... test8 call a broken boiler or car a fact): 0.839 pooled, test9 ... test11 alone 0.846
+# against 0.850 unweighted, so every split weighs the same.
 # Eleventh round: leave one split out over test5 ... test10 (each fold fitted on the 13 other
 # spent splits; pooled typed accuracy with the runtime's overrides applied, ``runtime_types``,
 # SYSTEM_DEBUG off; the rules alone 0.767), inputs rules,parse,cues,vector: C 0.03 / 0.1 / 0.3
@@ -65,6 +78,14 @@ SCALES = (3.0, 5.0, 7.0)
 # overrides ``retype`` applies after the head were measured on the same folds (see
 # ``type_head.SYSTEM_DEBUG`` and ``KEEP_REASONED``): without the cues, both on 0.824, the system
 # gate off 0.834, both off 0.839; with them 0.825 / 0.840 / 0.844.
+# Measured in the twelfth round and not used (C 0.1, x5, against 0.845 without them, the same
+# folds; code in the round's notes, not kept): three more conjunctions for test11's confusions,
+# "thing_event" (a thing, no person, the subject of a past or perfect verb with no object that
+# is no state: "the heater died overnight", "the alarm went off at 2am"), "from_time" (a new
+# arrangement dated "from Monday", "from next week") and "group_plan" ("we're opening a second
+# table next week"): all three 0.847 (per split -0.4 / 0.0 / +0.3 / +1.0 / -0.8 / +0.6 / +0.6
+# points over test5 ... test11); without thing_event 0.847, without from_time 0.848, without
+# group_plan 0.847: within a few examples of 2881 and no cue carries it alone, so none is kept.
 # Measured in the tenth round and not used, their code since removed (same folds as its grid,
 # C 0.1, x5; 0.833): + the parse's subject x tense pairs 0.826; + the local context without the
 # position (after a question, the turn before has a statement, same speaker) 0.832; + the turn
@@ -76,7 +97,7 @@ SCALES = (3.0, 5.0, 7.0)
 # without it. Balanced class weights: 0.825. A 32- or 64-unit MLP on the same inputs: 0.829 -
 # 0.831.
 PARTS = ("rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
-FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10")
+FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11")
 
 
 @dataclass
@@ -282,12 +303,12 @@ def end_to_end(engine_factory: Any, split: str, head_path: Path | None) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test11)")
+    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test12 or later)")
     ap.add_argument("--hold-out", default=None, help="fit without these splits (comma-separated) and score each end to end")
     ap.add_argument("--parts", default=None, help="fixed inputs, of type_head.BLOCKS in that order (skip the leave-one-split-out choice)")
     ap.add_argument("--c", type=float, default=None, help="fixed C (skip the leave-one-split-out choice)")
     ap.add_argument("--scale", type=float, default=None, help="fixed vector scale (skip the leave-one-split-out choice)")
-    ap.add_argument("--folds", default=None, help="the splits the choice is scored on (default: test5 ... test10)")
+    ap.add_argument("--folds", default=None, help="the splits the choice is scored on (default: test5 ... test11)")
     ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "types.npz"))
     ap.add_argument("--cache", default=None, help="a folder keeping the collected features between runs")
     args = ap.parse_args(argv)
