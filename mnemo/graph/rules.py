@@ -419,9 +419,10 @@ def _since_as_time(sentence: str, at: int) -> bool:
     said in the present or with any other main clause ("Since it depends on the wall clock,
     I've frozen the time"; "Since the price nearly doubled, I'm switching")."""
     after = sentence[at:]
-    if re.fullmatch(r"[^,;.!?]*[.!?]?\s*", after) and not _CLAUSE_VERB.search(after):
-        # "The old heater came with the tank, since 2018", "..., since about 2010.": a noun
-        # phrase closing the sentence after "since" is when, not why; a reason is a clause
+    if (sentence[:at].strip().lower() != "since" and re.fullmatch(r"[^,;.!?]*[.!?]?\s*", after)
+            and len(after.split()) <= 4 and not _CLAUSE_VERB.search(after)):
+        # "The old heater came with the tank, since 2018", "..., since about 2010.": a short noun
+        # phrase closing the sentence after ", since" is when, not why; a reason is a clause
         # (twelfth round: a wrong link of test11, the heater's year taken for a cause).
         return True
     opener = re.match(r"\s*((?:[\w'’-]+\s+){1,4}?)(?:i|we|you|he|she|they)\b", after, re.I)
