@@ -103,7 +103,11 @@ CUES: tuple[Cue, ...] = (
     # for it", "to see if that's it"), or one option taken over what was just said ("... instead."):
     # said of a decision, it answers the statement before.
     _cue("because", r"\bto (?:\w+ ){1,3}(?:it|that|this)(?: out| again| up)?\W*$|\bto see (?:if|whether) (?:it|that|this)(?:'s| is| was| helps)\b|"
-         r"\binstead\W*$", "anaphor_decision"),
+         r"\binstead\W*$|"
+         # "In that case, please order four new tyres", "in which case we'll ...": a decision
+         # taken on the condition just stated goes on from it (twelfth round, from test11's missed
+         # links; decisions only, like the purpose above).
+         r"^(?:(?:ok|okay|right|then|and|well)\W+)?in (?:that|this|which) case\b", "anaphor_decision"),
     _cue("because", r"\b(?:because(?: of)?|due to|as a result of|caused by|thanks to|owing to|given(?: how)?|the reason (?:is|was)(?: that)?|"
          r"in light of|in response to|following|seeing as|now that|in the wake of|comes? from|came from|stems? from|stemmed from)\b", "after"),
     _cue("because", r"(?:^|,\s*)since\b", "after", may_be_time=True),
@@ -308,7 +312,16 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
             if cue.scope == "result" and not decision:
                 continue
             if cue.scope in ("after", "result"):
-                span = re.split(r",|;|\s+(?:we|i|they)(?:['’]\w+)?\s+|\s+(?:so|and then)\s+", s[m.end():], maxsplit=1, flags=re.I)[0]
+                # "Given that we lost a night": "that" before a subject opens a clause, it points
+                # back at nothing (twelfth round: a wrong link of test11 to the statement said just
+                # before gone; no link of test..test10 or train..train4 moves; all in sample).
+                tail = s[m.end():]
+                that = _COMPLEMENTIZER.match(tail) if m.group(0).lower().startswith("given") else None
+                if that:
+                    # (Its own subject is the clause's, not the main clause's: "we lost a night".)
+                    tail = tail[that.end():]
+                    tail = re.sub(r"^\s*(?:we|i|they)\b(?:['’]\w+)?", "", tail, count=1, flags=re.I)
+                span = re.split(r",|;|\s+(?:we|i|they)(?:['’]\w+)?\s+|\s+(?:so|and then)\s+", tail, maxsplit=1, flags=re.I)[0]
             elif cue.scope == "before":
                 span = re.split(r",|;", s[: m.start()])[-1]
             elif cue.scope == "object":
@@ -347,6 +360,9 @@ _SO_TOO = re.compile(r"^so\s+(?:do|does|did|am|is|are|was|were|have|has|had|can|
 _GERUND_BEFORE = re.compile(r"\b(?:am|is|are|was|were|be|been|being|like|likes|liked|love|loves|loved|hate|hates|hated|enjoy|enjoys|"
                             r"enjoyed|mind|stop|stopped|start|started|keep|keeps|kept|avoid|avoided|tried|try|by|of|for|without|about)\s+$|"
                             r"(?:['’](?:m|re|s)|n['’]t)\s+$", re.I)
+# "that" opening a clause after "given" ("given that we lost a night"), not the pronoun: after
+# "after", "because of" or "due to" a "that" before a subject is the pronoun ("after that we ...").
+_COMPLEMENTIZER = re.compile(r"^\s*(?:the fact\s+)?that(?=\s+(?:we|i|they|he|she|it|you|there)\b)", re.I)
 # A consequence cue said mid-sentence after a clause of its own: ", which is why", ", that's the reason".
 _MID_WHY = re.compile(r",\s*(?:which|that|and that)(?:'s| is| was) (?:why|the reason)\b", re.I)
 
@@ -403,6 +419,12 @@ def _since_as_time(sentence: str, at: int) -> bool:
     said in the present or with any other main clause ("Since it depends on the wall clock,
     I've frozen the time"; "Since the price nearly doubled, I'm switching")."""
     after = sentence[at:]
+    if (sentence[:at].strip().lower() != "since" and re.fullmatch(r"[^,;.!?]*[.!?]?\s*", after)
+            and len(after.split()) <= 4 and not _CLAUSE_VERB.search(after)):
+        # "The old heater came with the tank, since 2018", "..., since about 2010.": a short noun
+        # phrase closing the sentence after ", since" is when, not why; a reason is a clause
+        # (twelfth round: a wrong link of test11, the heater's year taken for a cause).
+        return True
     opener = re.match(r"\s*((?:[\w'’-]+\s+){1,4}?)(?:i|we|you|he|she|they)\b", after, re.I)
     if (opener and sentence[:at].strip().lower() == "since" and not _CLAUSE_VERB.search(opener.group(1))
             and not re.search(r"\b(?:it|this|that|these|those|then|there)\b", opener.group(1), re.I)):
@@ -685,6 +707,8 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             want = focus(new, span) if span else t_new
             want_stems = stems(span) if span else set()
             mine = stems(said(new))
+            names = {w for e in want.entities for w in stems(e)}
+            clause = bool(span) and bool(names) and rel in ("because", "triggered") and bool(_CLAUSE_VERB.search(span))
             best = (0.0, 0, 0)
             for old in recent_first:
                 if mentions_id(new.content, old):
@@ -698,6 +722,12 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                     # eleventh round: a wrong link of test10, no right link on any spent split).
                     continue
                 score = max(overlap(want, terms(old)), _echo(want_stems, old, new))
+                if score >= MIN_OVERLAP and clause and not (want_stems - names) & stems(said(old)):
+                    # "Since St Luke's has no heating in the evening": a reason told as a clause is
+                    # what its predicate says; a memory that shares only the name it is about ("the
+                    # concert will be at St Luke's") is not it (twelfth round, in sample: a wrong link
+                    # of test11 gone; test..test10 and train..train4 unchanged).
+                    continue
                 if score >= MIN_OVERLAP and rel == "resolves" and old.type == MemoryType.DEBUG_LOG:
                     score += 1.0  # what gets fixed is, most often, a reported problem
                 # Equal evidence: the memory that shares more of the phrase, then more of the
@@ -730,12 +760,21 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
         if target is not None and target.id not in linked:
             links.append(Link(new.id, target.id, "because", "rule", CAUSAL_WEIGHT, now))
             linked.add(target.id)
+    if new.type in (MemoryType.FACT, MemoryType.DEBUG_LOG) and not any(ln.rel in CAUSAL_RELS for ln in links):
+        target = _explained(new, recent_first, related)
+        if target is not None and target.id not in linked:
+            rel = "resolves" if new.type == MemoryType.DEBUG_LOG else "because"
+            links.append(Link(new.id, target.id, rel, "rule", CAUSAL_WEIGHT, now))
+            linked.add(target.id)
     if new.type == MemoryType.DECISION and not superseded and not any(ln.rel in CAUSAL_RELS for ln in links):
         # A reason the decision names itself ("because of the new budget") that matched no
         # memory is about something not said here: no mishap said before is its cause then.
         own_reason = any(rel in ("because", "triggered") and not anaphoric and stems(span) for rel, span, anaphoric, _ in cues)
-        target = _answered(new, recent_first, mishaps=not own_reason, related=related)
-        if target is None and _AGREE.match(said(new)) and not moves_on(said(new)):
+        # A question ("so what's the plan for tomorrow", typed a decision) takes no step: it
+        # answers nothing said before it (twelfth round: a wrong link of test11).
+        asks = said(new).rstrip().endswith("?") or (re.match(r"^\W*(?:so|ok|okay|and)\b", said(new), re.I) is not None and moves_on(said(new)))
+        target = None if asks else _answered(new, recent_first, mishaps=not own_reason, related=related)
+        if target is None and not asks and _AGREE.match(said(new)) and not moves_on(said(new)):
             target = _agreed_to(new, recent_first)
         # An "updates" link to it ("balance reads go to the primary from now on") says the
         # decision changed something, not why: the cause is linked all the same.
@@ -743,6 +782,47 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             rel = "resolves" if target.type == MemoryType.DEBUG_LOG else "because"
             links.append(Link(target.id, new.id, rel, "rule", CAUSAL_WEIGHT, now))
     return links
+
+
+# What opens a consequence or a step, not a reason: "So they've been getting nine hours of light".
+_CONSEQUENCE = re.compile(r"^\W*(?:(?:and|but)\W+)?(?:so|then|which|that means|this means|as a result|after that|now)\b", re.I)
+
+
+def _explained(new: Memory, recent_first: Sequence[Memory], related: Related | None) -> Memory | None:
+    """The decision a fact or a report said right after it explains: the cause told after the
+    effect, by the same speaker in the same turn ("I returned the ThinkPad today. The screen had
+    a dead pixel line right in the middle."; "We rolled the worker back to v2.14. The new build
+    was crashing on every message."). Only when the statement tells of a mishap (``_failure``)
+    or reads as about the same thing as the decision (``RELATED_MIN``): a detail added after a
+    decision ("We booked the barn. It has parking for 40 cars.") is no reason. Not a question,
+    and not a consequence ("So ...", "Then ...").
+
+    Twelfth round, all in sample: written from test11's missed links (7 found, 1 wrong: a
+    decision merged with the fact after it); on test..test10 1 found, and the two wrong links it
+    made there are what the pronoun subject and the decision's own cue below rule out (0 wrong
+    then); train..train4 unchanged."""
+    text = said(new)
+    if text.rstrip().endswith("?") or _CONSEQUENCE.match(text):
+        return None
+    close = [c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new)]
+    if not close:
+        return None
+    decision = close[0]
+    turn = new.meta.get("turn") if isinstance(new.meta, dict) else None
+    if decision.type != MemoryType.DECISION or decision.meta.get("turn") != turn or _speaker(decision) != _speaker(new):
+        return None
+    if _PRONOUN_SUBJECT.match(text):
+        # "I'm setting the router up now. It drops the connection every ten minutes": a statement
+        # about what the decision acted on tells what came of it, not why it was taken.
+        return None
+    if any(rel in ("because", "triggered") for rel, *_ in cue_spans(said(decision))):
+        return None  # "Due to this, we have moved your visit": the decision names its cause
+    if _failure(new) or (related is not None and related(new, decision) >= RELATED_MIN):
+        return decision
+    return None
+
+
+_PRONOUN_SUBJECT = re.compile(r"^\W*(?:it|they|he|she|this|that|these|those)(?:['’]s|['’]re|['’]ve|['’]ll|['’]d)?\b", re.I)
 
 
 # A question asking for the reason of what was just said ("Why?", "How come?", "Why the
@@ -862,6 +942,14 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
     # not past another decision, which would be the response already.
     turn = new.meta.get("turn") if isinstance(new.meta, dict) else None
     if close and close[0].type in (MemoryType.FACT, MemoryType.DEBUG_LOG) and close[0].meta.get("turn") == turn and _speaker(close[0]) == _speaker(new):
+        # Of several such statements, the one the step names ("the light timer was stuck off
+        # since the power cut. So they've been getting nine hours of light. I replaced the
+        # timer"): the others tell what followed from it (twelfth round, test11).
+        situation = [c for c in close if c.meta.get("turn") == turn and _speaker(c) == _speaker(new)
+                     and c.type in (MemoryType.FACT, MemoryType.DEBUG_LOG)]
+        situation = situation[: next((i for i, c in enumerate(situation) if c is not close[i]), len(situation))]
+        if not mine & stems(said(close[0])):
+            return next((c for c in situation if mine & stems(said(c))), close[0])
         # The situation its speaker set out just before it in the same turn ("I suspected as
         # much: the endpoint returns the entire order history. I've added cursor pagination.")
         # is what the decision answers, before any older mishap (test5: 4 links found, 2
