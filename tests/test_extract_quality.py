@@ -92,10 +92,16 @@ HELD_OUT_LEVELS = {
     # code (04f256b), scored after: 0.793 / 0.593 / 0.261 / 0.84 / 0.084. Held-out levels, asserted
     # a little below.
     "test11": ((184, 125), 0.83, 0.57, 0.28, 0.84, 0.08, 0.01),
+    # Not the goal: test12, written by another hand before the twelfth round and never opened,
+    # scored once (summary figures only) when the round was frozen (a8e18bc): types 0.791,
+    # precision 0.627 (79 / 126), recall 0.366, 2 of 125 near-misses linked, statements kept
+    # 0.914, chatter kept 0.108, speakers named 0.972. The eleventh round's code (ecedda3), scored
+    # after: 0.781 / 0.612 / 0.343 / 0.908 / 0.108. Held-out levels, asserted a little below.
+    "test12": ((216, 125), 0.78, 0.62, 0.36, 0.91, 0.11, 0.02),
 }
 # Memories that name their speaker: all of them, except on test8 (0.987 held out; 0.997 once
-# lower-case handles became people) and test11 (0.983 held out).
-NAMED_LEVELS = {"test8": 0.99, "test11": 0.98}
+# lower-case handles became people), test11 (0.983 held out) and test12 (0.972 held out).
+NAMED_LEVELS = {"test8": 0.99, "test11": 0.98, "test12": 0.97}
 
 
 @pytest.mark.parametrize("split", sorted(HELD_OUT_LEVELS))
