@@ -88,3 +88,23 @@ def test_a_statement_opening_with_also_adds_to_a_step_it_does_not_explain_it() -
     new, earlier = mems[-1], mems[:-1]
     out = [ln for ln in rules.propose(new, earlier, T0 + 3600) if ln.rel in rules.CAUSAL_RELS and ln.src == new.id]
     assert out == [], out
+
+
+def test_a_speakers_own_account_keeps_the_report_the_step_names() -> None:
+    # A guard on the first test (passes on main; failed on its first form, 2f9a272, which cost a
+    # right link of test9): told in order by one speaker, a report,
+    # what was found, then "So ...": the step answers the report it names again.
+    from mnemo.graph.rules import propose, said
+    from mnemo.models import MemoryType
+
+    from .test_causal_targets import T0, _conversation
+
+    mems = _conversation([
+        ("Mr Hale", 1, "Several of you told me the coursework portal rejected your essays last night with an error.", MemoryType.DEBUG_LOG),
+        ("Mr Hale", 1, "The limit turned out to be 2 MB, and most scanned pages are bigger than that.", MemoryType.FACT),
+        ("Mr Hale", 1, "So from this week you can hand essays in on paper or through the coursework portal by email instead.", MemoryType.DECISION),
+    ])
+    new, earlier = mems[-1], mems[:-1]
+    by_id = {m.id: m for m in earlier}
+    causes = [said(by_id[ln.src]) for ln in propose(new, earlier, T0 + 3600) if ln.dst == new.id and ln.src in by_id and ln.rel in ("because", "resolves", "triggered")]
+    assert causes and "rejected your essays" in causes[0], causes

@@ -723,12 +723,15 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                     # names a word of it is what the cue points back to (eleventh round: a wrong
                     # link of test6 and one of test9 gone, none lost).
                     named = [c for c in close[1:] if _speaker(c) == _speaker(new) and mine & stems(said(c))]
-                if named and close[0] not in named and not _REPEAT.search(rest) and _own_sentence_before(close[0], new):
+                if (named and close[0] not in named and not _REPEAT.search(rest) and _own_sentence_before(close[0], new)
+                        and all(_speaker(c) != _speaker(new) for c in named)):
                     # "The other banks offer 3.6% at most. Given that, I'm happy to keep the fixed
                     # rate": a pointer said right after its speaker's own sentence, in the same turn,
-                    # points at that sentence; the earlier statement that shares the step's words
-                    # ("your ISA will move to a fixed rate") is what the step is about, not why
-                    # (thirteenth round: 2 wrong links of test12 gone, 2 right ones found).
+                    # points at that sentence; the other speaker's earlier statement that shares the
+                    # step's words ("your ISA will move to a fixed rate") is what the step is about,
+                    # not why (thirteenth round: 2 wrong links of test12 gone, 2 right ones found).
+                    # The speaker's own account told in order (a report, what was found, "So ...")
+                    # keeps the report the step names (test3's homework upload: a right link kept).
                     named = []
                 target = max(named, key=lambda c: (len(mine & stems(said(c))), -close.index(c))) if named else close[0]
         else:
