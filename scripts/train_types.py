@@ -18,8 +18,10 @@ at training time are those the head sees at run time.
 Never give it LoCoMo, nor a split not yet scored once. test10 was scored once by the tenth round:
 it is spent, and the eleventh round trains on it; test11 was scored once by the eleventh round:
 spent, and the twelfth round trains on it (with the rules of 1fa6e9b as its rules' input);
-test12 is the fresh split and is never read here, nor any later one (``main`` refuses a split
-not in ``SPENT``).
+test12 was scored once by the twelfth round (types 0.791 held out): spent, and the thirteenth
+round trains on it (the rules of a8e18bc as its input; classify.py has not changed since
+4777eee); test13 is the fresh split and is never read here, nor any later one (``main`` refuses
+a split not in ``SPENT``).
 """
 
 from __future__ import annotations
@@ -42,13 +44,30 @@ sys.path.insert(0, str(ROOT))
 # what the rules say on text they were never tuned on, which is what they will say at run time.
 # The splits before test4 have been in every round's tuning, so the current rules stand there.
 FRESH_RULES = {"test4": "156505f", "test5": "3a2888b", "test6": "cf8acb4", "test7": "f0be8fe", "test8": "523cb41",
-               "test9": "73c2045", "test10": "59a06f4", "test11": "1fa6e9b"}
+               "test9": "73c2045", "test10": "59a06f4", "test11": "1fa6e9b",
+               "test12": "a8e18bc"}
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11")
+         "test9", "test10", "test11", "test12")
 SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 # Grid the leave-one-split-out folds choose from (inverse regularisation, which inputs).
+# Thirteenth round: leave one split out over test5 ... test12 (each fold fitted on the 15 other
+# spent splits, test12's rules those of a8e18bc; pooled typed accuracy with the runtime's
+# overrides; 3602 typed candidates, re-collected under the current segmentation and statement
+# filter), inputs rules,parse,cues,vector: C 0.03 / 0.1 / 0.3 at x3 0.822 / 0.833 / 0.830, x5
+# 0.835 / 0.833 / 0.828, x7 0.838 / 0.834 / 0.827 (the rules alone: test5 ... test12 0.783 /
+# 0.786 / 0.751 / 0.779 / 0.743 / 0.777 / 0.740 / 0.663); chosen C 0.03, x7 again. Per split at
+# C 0.03 x7: test5 0.856, test6 0.856, test7 0.827, test8 0.829, test9 0.834, test10 0.878,
+# test11 0.851, test12 0.792 (the fold with test12 held out is the twelfth round's head on fresh
+# text: end to end it scored 0.791). Measured on the same folds (C 0.03, x7) and not kept:
+# a sixth cue "doing_now" (a person's own -ing activity with a present time: "writing up the
+# incident doc now", 116 of 122 such spent units are session notes) 0.837, test12 0.793;
+# a context column (an earlier candidate of the conversation states a fault, alone and with the
+# rules' fact) 0.837, test12 0.787; the older writers' facts that state a failure with no
+# system part named (train ... test8, the convention test9 ... test12 label debug_log) left
+# out of training 0.835, test12 0.787; test9 ... test12's rows weighted x2 0.838 (3017 of 3602
+# against 3020), test12 0.792 unchanged.
 # Twelfth round: leave one split out over test5 ... test11 (each fold fitted on the 14 other
 # spent splits, test11's rules those of 1fa6e9b; pooled typed accuracy with the runtime's
 # overrides applied; 2881 typed candidates), inputs rules,parse,cues,vector: C 0.03 / 0.1 / 0.3
@@ -97,7 +116,7 @@ SCALES = (3.0, 5.0, 7.0)
 # without it. Balanced class weights: 0.825. A 32- or 64-unit MLP on the same inputs: 0.829 -
 # 0.831.
 PARTS = ("rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
-FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11")
+FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12")
 
 
 @dataclass
@@ -303,12 +322,12 @@ def end_to_end(engine_factory: Any, split: str, head_path: Path | None) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test12 or later)")
+    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test13 or later)")
     ap.add_argument("--hold-out", default=None, help="fit without these splits (comma-separated) and score each end to end")
     ap.add_argument("--parts", default=None, help="fixed inputs, of type_head.BLOCKS in that order (skip the leave-one-split-out choice)")
     ap.add_argument("--c", type=float, default=None, help="fixed C (skip the leave-one-split-out choice)")
     ap.add_argument("--scale", type=float, default=None, help="fixed vector scale (skip the leave-one-split-out choice)")
-    ap.add_argument("--folds", default=None, help="the splits the choice is scored on (default: test5 ... test11)")
+    ap.add_argument("--folds", default=None, help="the splits the choice is scored on (default: test5 ... test12)")
     ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "types.npz"))
     ap.add_argument("--cache", default=None, help="a folder keeping the collected features between runs")
     args = ap.parse_args(argv)
