@@ -318,3 +318,20 @@ def turn_links(engine, turns: list[tuple[str, str]], session: str, field: str = 
     effect turn) of each causal link."""
     _, kept = ingest_turns(engine, turns, session=session)
     return {m["turn"]: m[field] for m in kept}, causal_pairs(engine, kept)
+
+
+def content_links(engine, turns: list[tuple[str, str]], session: str) -> tuple[list[dict], set[tuple[str, str]]]:
+    """Ingest ``turns``; the memories kept and each causal link as (cause text, effect text)."""
+    _, kept = ingest_turns(engine, turns, session=session)
+    text = {m["id"]: m["content"] for m in kept}
+    pairs = set()
+    for m in kept:
+        for ln in engine.core.store.links_of(m["id"], direction="out"):
+            if ln.rel in CAUSAL_RELS and ln.dst in text:
+                pairs.add((text[ln.src], text[ln.dst]))
+    return kept, pairs
+
+
+def linked(pairs: set[tuple[str, str]], cause: str, effect: str) -> bool:
+    """Whether some link's cause holds ``cause`` and its effect ``effect``."""
+    return any(cause in a and effect in b for a, b in pairs)

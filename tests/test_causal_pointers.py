@@ -11,34 +11,18 @@ import pytest
 
 from mnemo.graph.rules import cue_spans
 
-from .labelled_set import CAUSAL_RELS, ingest_turns
-
-
-def _content_links(engine, turns: list[tuple[str, str]], session: str) -> tuple[list[dict], set[tuple[str, str]]]:
-    """Ingest ``turns``; the memories kept and each causal link as (cause text, effect text)."""
-    _, kept = ingest_turns(engine, turns, session=session)
-    text = {m["id"]: m["content"] for m in kept}
-    pairs = set()
-    for m in kept:
-        for ln in engine.core.store.links_of(m["id"], direction="out"):
-            if ln.rel in CAUSAL_RELS and ln.dst in text:
-                pairs.add((text[ln.src], text[ln.dst]))
-    return kept, pairs
-
-
-def _find(pairs: set[tuple[str, str]], cause: str, effect: str) -> bool:
-    return any(cause in a and effect in b for a, b in pairs)
+from .labelled_set import content_links, linked
 
 
 @pytest.mark.slow
 def test_a_pointer_after_the_speakers_own_sentence_points_at_it(real_engine) -> None:
-    kept, pairs = _content_links(real_engine, [
+    kept, pairs = content_links(real_engine, [
         ("Harris & Co", "Following the check-out inspection we propose to deduct 320 pounds from your deposit for carpet cleaning."),
         ("Aliya", "I had the carpets professionally cleaned on 28 June, receipt attached. For that reason I am disputing the deduction through the deposit scheme."),
     ], "pointer-own-sentence")
     shown = [(m["type"], m["content"]) for m in kept]
-    assert not _find(pairs, "propose to deduct", "disputing the deduction"), (pairs, shown)
-    assert _find(pairs, "carpets professionally cleaned", "disputing the deduction"), (pairs, shown)
+    assert not linked(pairs, "propose to deduct", "disputing the deduction"), (pairs, shown)
+    assert linked(pairs, "carpets professionally cleaned", "disputing the deduction"), (pairs, shown)
 
 
 def test_her_before_a_noun_is_a_possessive_not_a_pointer() -> None:
@@ -50,13 +34,13 @@ def test_her_before_a_noun_is_a_possessive_not_a_pointer() -> None:
 
 @pytest.mark.slow
 def test_a_possessive_reason_does_not_link_the_statement_said_before(real_engine) -> None:
-    _, pairs = _content_links(real_engine, [
+    _, pairs = content_links(real_engine, [
         ("Ana", "Hello family, grandfather is 85 on 3 May!!"),
         ("Ana", "He cannot fly anymore because of his heart, so he will stay home."),
         ("Ana", "She cannot travel anymore because of her knees, the doctor said no long trips."),
     ], "possessive-reason")
-    assert not _find(pairs, "85 on 3 May", "her knees"), pairs
-    assert not _find(pairs, "his heart", "her knees"), pairs
+    assert not linked(pairs, "85 on 3 May", "her knees"), pairs
+    assert not linked(pairs, "his heart", "her knees"), pairs
 
 
 def test_since_a_time_said_as_such_is_no_reason() -> None:
