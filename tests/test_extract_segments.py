@@ -157,3 +157,24 @@ def test_a_letter_stores_and_links_its_statement_alone(real_engine) -> None:
         "Mr Olsen: Because of that we have booked an engineer for Thursday morning.",
     ]
     assert causal_pairs(real_engine, kept) == {(0, 1)}
+
+
+# Issue #16, thirteenth round: chat lines without punctuation run together. The parser finds no
+# sentence boundary, but a second main clause with its own subject, after the first verb's own
+# object, is cut off like a new sentence, and stands apart on the same terms as one.
+@pytest.mark.parametrize(("text", "parts"), [
+    ("we're dropping the export feature from the beta the sync engine can't handle large files yet",
+     [["We're dropping the export feature from the beta"], ["The sync engine can't handle large files yet"]]),
+])
+def test_run_on_chat_lines_are_cut_into_statements(text: str, parts: list[list[str]]) -> None:
+    assert _parts(text) == parts
+
+
+@pytest.mark.parametrize("text", [
+    "I think the cache key was wrong on Monday",  # the verb takes the clause as its object
+    "I made the dessert this afternoon so it can set overnight",  # joined by "so"
+    "the old release broke our date parser last year so we pinned version 2 in March",
+    "The consumer lag hit 2M, so every few minutes the whole group rebalanced",  # punctuated: as written
+])
+def test_one_clause_with_its_complement_or_purpose_stays_whole(text: str) -> None:
+    assert len(_parts(text)) == 1
