@@ -302,14 +302,15 @@ def ingest_turns(engine, turns: list[tuple[str, str]], fmt: str = "json", sessio
     return res, [m for m in res["memories"] if m["created"]]
 
 
-def causal_pairs(engine, kept: list[dict]) -> set[tuple[int, int]]:
-    """(cause turn, effect turn) of every causal link among ``kept``."""
-    turn = {m["id"]: m["turn"] for m in kept}
+def causal_pairs(engine, kept: list[dict], field: str = "turn") -> set[tuple]:
+    """(cause, effect) of every causal link among ``kept``, each side by its ``field`` (its turn,
+    or its content)."""
+    key = {m["id"]: m[field] for m in kept}
     pairs = set()
     for m in kept:
         for ln in engine.core.store.links_of(m["id"], direction="out"):
-            if ln.rel in CAUSAL_RELS and ln.dst in turn:
-                pairs.add((turn[ln.src], turn[ln.dst]))
+            if ln.rel in CAUSAL_RELS and ln.dst in key:
+                pairs.add((key[ln.src], key[ln.dst]))
     return pairs
 
 
@@ -323,13 +324,7 @@ def turn_links(engine, turns: list[tuple[str, str]], session: str, field: str = 
 def content_links(engine, turns: list[tuple[str, str]], session: str) -> tuple[list[dict], set[tuple[str, str]]]:
     """Ingest ``turns``; the memories kept and each causal link as (cause text, effect text)."""
     _, kept = ingest_turns(engine, turns, session=session)
-    text = {m["id"]: m["content"] for m in kept}
-    pairs = set()
-    for m in kept:
-        for ln in engine.core.store.links_of(m["id"], direction="out"):
-            if ln.rel in CAUSAL_RELS and ln.dst in text:
-                pairs.add((text[ln.src], text[ln.dst]))
-    return kept, pairs
+    return kept, causal_pairs(engine, kept, "content")
 
 
 def linked(pairs: set[tuple[str, str]], cause: str, effect: str) -> bool:
