@@ -37,6 +37,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Any
 
 from ..models import Link, Memory, MemoryType
@@ -390,7 +391,7 @@ def moves_on(sentence: str) -> bool:
             seen_so = True
             continue
         if seen_so and tok.lower_ in ("about", "regarding", "re"):
-            return True  # "So, about the naming, ...": a new topic is announced (thirteenth round, test12)
+            return True  # "So, about the naming, ...": a new topic is announced (twelfth round, after test12 was scored)
         if tok.pos_ == "INTJ" or tok.is_punct:
             if seen_so and tok.pos_ == "INTJ":
                 return True  # "so anyway", "so lol": the "so" is a filler
@@ -429,7 +430,7 @@ def _since_as_time(sentence: str, at: int) -> bool:
     after = sentence[at:]
     if _SINCE_WHEN.match(after):
         # "Since last year the embassy also takes fingerprints", "since 2023 the trains have
-        # wifi": a time said as such opens no reason, whatever follows (thirteenth round: a wrong
+        # wifi": a time said as such opens no reason, whatever follows (twelfth round, after test12 was scored: a wrong
         # link of test12, an airline preference taken for the cause).
         return True
     if (sentence[:at].strip().lower() != "since" and re.fullmatch(r"[^,;.!?]*[.!?]?\s*", after)
@@ -460,7 +461,7 @@ def _since_as_time(sentence: str, at: int) -> bool:
 
 def _possessive(span: str) -> bool:
     """"because of her knees": "her" before a noun is a possessive, the reason is the noun it
-    names ("her knees"), not what was said just before, as with "his knees" (thirteenth round: a
+    names ("her knees"), not what was said just before, as with "his knees" (twelfth round, after test12 was scored: a
     wrong link of test12, a birthday taken for the cause of a bad knee)."""
     doc = _doc(span.strip())
     return len(doc) > 1 and doc[0].tag_ == "PRP$" and doc[1].tag_.startswith(("NN", "JJ"))
@@ -729,7 +730,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                     # rate": a pointer said right after its speaker's own sentence, in the same turn,
                     # points at that sentence; the other speaker's earlier statement that shares the
                     # step's words ("your ISA will move to a fixed rate") is what the step is about,
-                    # not why (thirteenth round: 2 wrong links of test12 gone, 2 right ones found).
+                    # not why (twelfth round, after test12 was scored: 2 wrong links of test12 gone, 2 right ones found).
                     # The speaker's own account told in order (a report, what was found, "So ...")
                     # keeps the report the step names (test3's homework upload: a right link kept).
                     named = []
@@ -837,7 +838,7 @@ def _explained(new: Memory, recent_first: Sequence[Memory], related: Related | N
         return None
     if re.match(r"^\W*also\b", text, re.I):
         # "Also added a regression test with the payload you used": "also" adds one more thing
-        # to what was said, it tells no reason for it (thirteenth round: a wrong link of test12).
+        # to what was said, it tells no reason for it (twelfth round, after test12 was scored: a wrong link of test12).
         return None
     close = [c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new)]
     if not close:
@@ -980,9 +981,8 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
         # Of several such statements, the one the step names ("the light timer was stuck off
         # since the power cut. So they've been getting nine hours of light. I replaced the
         # timer"): the others tell what followed from it (twelfth round, test11).
-        situation = [c for c in close if c.meta.get("turn") == turn and _speaker(c) == _speaker(new)
-                     and c.type in (MemoryType.FACT, MemoryType.DEBUG_LOG)]
-        situation = situation[: next((i for i, c in enumerate(situation) if c is not close[i]), len(situation))]
+        situation = list(takewhile(lambda c: c.meta.get("turn") == turn and _speaker(c) == _speaker(new)
+                                   and c.type in (MemoryType.FACT, MemoryType.DEBUG_LOG), close))
         if not mine & stems(said(close[0])):
             return next((c for c in situation if mine & stems(said(c))), close[0])
         # The situation its speaker set out just before it in the same turn ("I suspected as
