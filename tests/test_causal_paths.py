@@ -82,3 +82,14 @@ def test_a_letters_opening_is_not_explained_by_the_finding_told_after_it(real_em
     # The same two sentences as plain talk: the finding told after the step is its reason.
     rows[0] = ("Claims Team", 0, "We have replaced the shower seal in the upstairs bathroom.", DECISION)
     assert _pairs(_conversation(rows), related) == {(finding, rows[0][2])}
+
+
+def test_a_step_answers_the_other_speakers_reply_to_the_statement_it_names() -> None:
+    rows = [
+        ("lea", 0, "ugh, that nightly export job was supposed to read from the replica", FACT),
+        ("mo", 1, "its connection string still points at the primary, someone copied the old env file", DEBUG),
+        ("lea", 2, "ok pointing the export job at the read replica now", DECISION),
+    ]
+    pairs = _pairs(_conversation(rows))
+    assert (rows[1][2], rows[2][2]) in pairs
+    assert (rows[0][2], rows[2][2]) not in pairs

@@ -991,12 +991,15 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
         key = (shared, old.type == MemoryType.DEBUG_LOG, -i)
         if shared >= ANSWER_MIN_WORDS and key > best:
             best, target = key, old
-    if target is not None and _failure(target):
+    if target is not None:
         # A failure named again, then the other speaker's diagnosis of it that names what the
         # step acts on, then the step: the step answers the diagnosis ("The exam software crashed
         # twice during my mock exam." "It conflicts with the antivirus screen-scanning feature."
         # "Whitelisted the exam app in the antivirus ..."), as ``finding`` below does when the
-        # failure is not named (eleventh round: 2 wrong links of test10, 2 of test9).
+        # failure is not named (eleventh round: 2 wrong links of test10, 2 of test9). Any statement
+        # named, not only a failure: "ugh, that job was supposed to read from the replica" "its
+        # connection string still points at the primary" "ok pointing it at the read replica now"
+        # (thirteenth round: a wrong link of test11 made right; no link of any other split moves).
         diag = _diagnosis(target, close, new, mine, related)
         if diag is not None:
             return _took("ans-named-diagnosis", diag)
