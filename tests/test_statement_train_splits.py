@@ -1,0 +1,17 @@
+"""``scripts/train_statement.py --splits`` trains on the spent splits named, and refuses a fresh
+held-out one before reading anything (the house rule: a fresh split is scored, never trained on)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scripts import train_statement
+
+
+@pytest.mark.parametrize("fresh", ["test13", "test14"])
+def test_a_fresh_split_is_refused(fresh: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        train_statement.main(["--check", "--splits", f"train,{fresh}"])
+    assert exc.value.code == 2
+    assert fresh in capsys.readouterr().err
+    assert fresh not in train_statement.SPLITS
