@@ -218,3 +218,33 @@ def test_the_training_script_reads_the_context_the_runtime_reads() -> None:
     assert not examples[2].blocks["neighbours"][:n].any()  # the first of conversation b: nothing before
     fitted = train_types.fit(examples, train_types.PARTS[0], 0.1, 7.0)
     assert np.allclose(fitted.scale[-12:-6], 1 / 7.0) and np.allclose(fitted.scale[-6:], 1 / train_types.THREAD_SCALE)
+
+
+# Written for this test (none from the labelled splits): the same sentence in a thread chasing a
+# fault and in one about a house move. The thirteenth round's head reads the thread around a
+# memory (``context_blocks``), so the finding is a debug log in the first and a fact in the
+# second; the head without the thread gave each sentence one type whatever the conversation.
+THREAD_TARGETS = ["The pilot light goes out after about ten seconds.", "The timer display is blinking 00:00.",
+                  "The left burner clicks but never catches."]
+FAULT_THREAD = [("Jo", "Our boiler keeps cutting out and the radiators are stone cold."), ("Sam", "Did you reset it?"),
+                ("Jo", "Reset it twice, it fires up and then locks out with a red light."), None,
+                ("Jo", "The engineer can't come until Friday.")]
+MOVE_THREAD = [("Jo", "We moved into the flat in March."), ("Sam", "How is it?"),
+               ("Jo", "I love the big kitchen and the light in the mornings."), None, ("Jo", "My sister lives two streets away.")]
+
+
+@pytest.mark.slow
+def test_the_thread_decides_what_a_finding_is(real_embedder, tmp_path: Path) -> None:
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+
+    for k, target in enumerate(THREAD_TARGETS):
+        got = {}
+        for name, thread in (("fault", FAULT_THREAD), ("move", MOVE_THREAD)):
+            with Mnemo(load_settings(home=tmp_path / f"{name}{k}"), clock=Clock(1_800_000_000.0), embedder=real_embedder) as m:
+                turns = [t if t is not None else ("Jo", target) for t in thread]
+                text = json.dumps([{"speaker": s, "text": t, "timestamp": 1_770_000_000 + 60 * i} for i, (s, t) in enumerate(turns)])
+                res = m.ingest(text, format="json", session_id="s", wing="s")
+                got[name] = [mem["type"] for mem in res["memories"] if target in mem["content"]]
+        assert got == {"fault": ["debug_log"], "move": ["fact"]}, target
