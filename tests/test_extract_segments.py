@@ -172,9 +172,35 @@ def test_run_on_chat_lines_are_cut_into_statements(text: str, parts: list[list[s
 
 @pytest.mark.parametrize("text", [
     "I think the cache key was wrong on Monday",  # the verb takes the clause as its object
-    "I made the dessert this afternoon so it can set overnight",  # joined by "so"
-    "the old release broke our date parser last year so we pinned version 2 in March",
+    "I made the dessert this afternoon so it can set overnight",  # joined by "so": a purpose
     "The consumer lag hit 2M, so every few minutes the whole group rebalanced",  # punctuated: as written
 ])
 def test_one_clause_with_its_complement_or_purpose_stays_whole(text: str) -> None:
+    assert len(_parts(text)) == 1
+
+
+# Thirteenth round: "so" without punctuation between a cause and an act done or under way starts
+# the consequence's memory, as ". So ..." would; a purpose, a cause that leans on the
+# conversation ("it rained ..."), filler and "so" + adjective stay whole.
+@pytest.mark.parametrize(("text", "parts"), [
+    ("the hall boiler is broken so we're moving choir practice to the church tonight",
+     [["The hall boiler is broken"], ["So we're moving choir practice to the church tonight"]]),
+    ("the old release broke our date parser last year so we pinned version 2 in March",
+     [["The old release broke our date parser last year"], ["So we pinned version 2 in March"]]),
+    ("my landlord put the rent up to 900 so I've started looking at flats in Leith",
+     [["My landlord put the rent up to 900"], ["So I've started looking at flats in Leith"]]),
+])
+def test_an_unpunctuated_so_before_an_act_starts_its_own_memory(text: str, parts: list[list[str]]) -> None:
+    assert _parts(text) == parts
+
+
+@pytest.mark.parametrize("text", [
+    "I moved the stand-up to 9:30 so the Lisbon team can join",  # a purpose: an aim, not an act
+    "I've put a reminder in the calendar so it doesn't happen again",
+    "it rained here the whole weekend so we just stayed in and watched films",  # the cause leans on the chat
+    "the soup at the new place was so good we went back on Friday",  # "so" + adjective
+    "the market was packed so anyway we left the stall early",  # filler
+    "I moved the meeting to Friday so that Anna can join us",
+])
+def test_so_before_a_purpose_filler_or_an_adjective_stays_whole(text: str) -> None:
     assert len(_parts(text)) == 1
