@@ -184,6 +184,11 @@ def cue_features(text: str, spans: Sequence[Any]) -> list[float]:
 # the rules' types 0.849, with the neighbours 0.857, with the neighbours and thread 0.861 (2 of
 # 3616 more than without it); the conversation's mean parse and cue columns 0.845. Thread x5 /
 # x1.5 0.860 / 0.858; C 0.1 0.857.
+# The thread without the neighbours (C 0.03, x7) gives 0.845 (test12 0.788) and keeps three
+# hand-written behaviours the neighbours break (a habit between two other tastes typed a decision,
+# and two short exchanges whose second turn becomes a decision the answered path then links: the
+# strict xfails in tests/test_extract_quality.py and test_causal_readings.py); the neighbours were
+# kept on the larger held-out figure, and test13 decides.
 BLOCKS = ("rules", "parse", "cues", "neighbours", "vector", "thread")
 # Blocks that enter unstandardised (their cosine geometry kept), only scaled; the last blocks.
 VECTOR_BLOCKS = ("vector", "thread")
