@@ -183,7 +183,9 @@ def score(conv: Conversation, memories: list[dict], links: list[tuple[str, str, 
         unit_for[m["id"]] = u
         kept.setdefault(id(u), []).append(m)
         s.memories += 1
-        s.named += any(re.search(rf"\b{re.escape(sp)}\b", m["content"]) for sp in speakers)
+        # Not \b: a speaker label may start or end with a non-word character ("@sana",
+        # "Chair (Rosa)"), where \b never matches; the label must stand apart from other words.
+        s.named += any(re.search(rf"(?<!\w){re.escape(sp)}(?!\w)", m["content"]) for sp in speakers)
     for u in conv.units:
         mine = kept.get(id(u), [])
         if u.type == "chatter":
