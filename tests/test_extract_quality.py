@@ -99,9 +99,18 @@ HELD_OUT_LEVELS = {
     # 0.914, chatter kept 0.108, speakers named 0.972. The eleventh round's code (ecedda3), scored
     # after: 0.781 / 0.612 / 0.343 / 0.908 / 0.108. Held-out levels, asserted a little below.
     "test12": ((216, 125), 0.78, 0.62, 0.36, 0.91, 0.11, 0.02),
+    # Not the goal: test13, written by another hand before the thirteenth round and never opened,
+    # scored once (summary figures only) when the round was frozen (f7001f7): types 0.797,
+    # precision 0.589 (86 / 146), recall 0.333, 2 of 129 near-misses linked, statements kept
+    # 0.892, chatter kept 0.117, speakers named 1.0 (read 0.786 before the scorer took labels
+    # such as "@sana" and "Chair (Rosa)" as names). The twelfth round's code (faa9f54), scored
+    # after: 0.772 / 0.604 (81 / 134) / 0.314 / 0.890 / 0.117. Held-out levels, asserted a little below.
+    "test13": ((258, 129), 0.79, 0.58, 0.33, 0.89, 0.12, 0.02),
 }
 # Memories that name their speaker: all of them, except on test8 (0.987 held out; 0.997 once
 # lower-case handles became people), test11 (0.983 held out) and test12 (0.972 held out).
+# Those were read with \b around the label; the scorer now takes "@sana" or "Chair (Rosa)" as
+# names (test12 then reads 1.0, test13 1.0 where \b read 0.786); the floors stay as measured.
 NAMED_LEVELS = {"test8": 0.99, "test11": 0.98, "test12": 0.97}
 
 
