@@ -305,6 +305,8 @@ def cue_spans(text: str, decision: bool = True) -> list[tuple[str, str, bool, st
                 continue  # "Since we got back from Lisbon I've been dying for a holiday": a time, not a reason
             if cue.scope == "after" and m.group(0).lower() == "following" and _GERUND_BEFORE.search(s[: m.start()]):
                 continue  # "I don't like following recipes": the verb, not the preposition
+            if cue.scope == "after" and m.group(0).lower() == "due to" and _due_to_do(s, m.end()):
+                continue  # "it's due to complete in January": a schedule, not a reason
             if cue.scope == "anaphor" and m.group(0).lower() == "so" and (
                     # "so does her sister", "so do I": "too", whatever the statement's type.
                     _SO_TOO.match(s)
@@ -394,6 +396,24 @@ def _doc(text: str) -> Any:
     return nlp()(text)
 
 
+def _due_to_do(sentence: str, at: int) -> bool:
+    """Whether "due to" ending at ``at`` opens a verb, read from the parse: "the purchase is due
+    to complete in January", "the flight's due to land at 6" say when something is expected; a
+    reason is a noun phrase ("due to the strike", "due to rising costs"). Thirteenth round, from
+    test13's wrong links (in sample): a wrong link gone ("it's due to complete in January" read as
+    the reason for a preference to complete before Christmas); test11, test12, test..test10 pooled
+    and train..train4 unchanged (the spent splits' other "due to"s all open a noun phrase)."""
+    nxt = next((t for t in _doc(sentence) if t.idx >= at and not t.is_space), None)
+    # The small model often tags the verb a noun or an adjective ("due to land", "due to
+    # complete"): the verbs a schedule is told with are read as such whatever the tag.
+    return nxt is not None and (nxt.tag_ == "VB" or nxt.lower_ in _SCHEDULE_VERBS)
+
+
+_SCHEDULE_VERBS = frozenset({"arrive", "land", "leave", "depart", "start", "begin", "finish", "complete", "open", "reopen", "expire",
+                             "launch", "return", "rise", "go", "come", "be", "take", "retire", "restart", "resume", "ship", "renew",
+                             "close", "visit", "meet", "sign", "move", "get", "give", "hear", "kick", "run", "appear"})
+
+
 def moves_on(sentence: str) -> bool:
     """Whether the words opening the sentence ("so", "ok") carry the talk on rather than draw a
     consequence or agree: read from the parse, what follows them is an interjection ("so anyway
@@ -434,9 +454,21 @@ _CLAUSE_VERB = re.compile(r"[A-Za-z]{2,}(?:ed|s)\b|\b(?:is|are|was|were|got|went
 
 
 # A time said as such after "since": "last year", "the past few weeks", "yesterday", "2019".
+# The days, dates and clock times (``(?-i:May)``: "may" in lower case is the verb), unless the
+# day is the subject of the reason ("Since Thursday is market day, we ...").
+_SINCE_DAY = (r"(?:january|february|march|april|(?-i:May)|june|july|august|september|october|november|december|"
+              r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|tonight|today|midnight|noon|lunch(?:time)?|breakfast)\b(?!\s*(?:is|are|was|were|['’]s)\b)|"
+              r"(?:this|last|yesterday)\s+(?:morning|afternoon|evening|night)\b|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b|"
+              r"\d{1,2}[:.]\d\d\b|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o['’]clock)|\d{1,2}\s+(?:this|last|yesterday)\b")
 _SINCE_WHEN = re.compile(r"\s*(?:(?:about|around|early|late|mid)\W+)?(?:(?:the\s+)?(?:last|past|previous|this)\s+(?:(?:few|couple of|two|three)\s+)?"
                          r"(?:years?|months?|weeks?|days?|summer|winter|spring|autumn|weekend|term|season|christmas|easter)\b|"
-                         r"yesterday\b|(?:19|20)\d\d\b)", re.I)
+                         r"yesterday\b|(?:19|20)\d\d\b|"
+                         # A day, a date or a clock time is when, never why: "since march the
+                         # compressor's been quiet", "Since 9 this morning we've had four vans down",
+                         # "since Monday", "since the 3rd", "since 10:40" (thirteenth round, written
+                         # from test13's wrong links, in sample: 2 wrong links gone, none right lost;
+                         # test11, test12, test..test10 pooled and train..train4 unchanged).
+                         r"(?:" + _SINCE_DAY + r"))", re.I)
 
 
 def _since_as_time(sentence: str, at: int) -> bool:
@@ -1057,6 +1089,12 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
             break
         if old.type == MemoryType.DECISION:
             break
+        # Measured and not kept (thirteenth round, links13b): skipping the speaker's own mishap
+        # told before the other speaker's question, or a 5+ word remark naming the step ("is it
+        # the cable?" "Tried three cables, same thing"): test13 86/143 -> 85/140, test12 91/127
+        # -> 91/123, but test..test10 pooled 506/542 -> 493/526 and train..train4 121/125 ->
+        # 118/122: 16 right links lost for 3 wrong on the splits not looked at (a one-word
+        # suggestion the step takes up, "Firmware?" "Yep, updated the firmware").
         finding = next((b for b in before if b.type == MemoryType.FACT and _touches(b, new, mine, related)), None)
         if finding is not None and (old.type == MemoryType.DEBUG_LOG or (old.type == MemoryType.FACT and mishap(said(old)))):
             # A failure, then a statement on what the step taken is about, then the step: the
