@@ -156,11 +156,8 @@ class Example:
     # named (``classify._technical``); a step said with its cause or result (``_with_its_reason``).
     technical: bool = True
     reasoned: bool = False
-    # Where it stands in its conversation (the thread features read the others): its turn's
-    # index and speaker. Examples with label "" are kept candidates no labelled unit matches:
-    # context for the others, never trained or scored on.
-    turn: int = 0
-    speaker: str = ""
+    # Examples with label "" are kept candidates no labelled unit matches: context for the
+    # others (``with_context`` reads a conversation's examples in order), never trained or scored on.
 
     def row(self, parts: str) -> np.ndarray:
         """The head's input, its blocks in the runtime's order (``type_head.BLOCKS``)."""
@@ -225,8 +222,7 @@ def collect(engine: Any, split: str) -> list[Example]:
                         rule = MemoryType.FACT  # what ``extract.judge`` does to the rules' debug logs
                 blocks = {p: type_head.features(rule, c.text, c.spans, vectors[i], p) for p in BASE}
                 out.append(Example(split, conv.cid, said[i], unit.type if unit is not None else "", rule.value, blocks,
-                                   rules_mod._technical(c.spans), type_head._with_its_reason(c.text, c.spans),
-                                   c.turn.index, str(c.speaker or "")))
+                                   rules_mod._technical(c.spans), type_head._with_its_reason(c.text, c.spans)))
     return with_context(out)
 
 
@@ -459,7 +455,7 @@ def load_cached(cache: str, split: str) -> list[Example] | None:
     with np.load(f, allow_pickle=False) as d:
         meta = json.loads(str(d["meta"]))
         return with_context([Example(split, m["conversation"], m["text"], m["label"], m["rule"], {p: d[p][i] for p in BASE},
-                                     m["technical"], m["reasoned"], m["turn"], m["speaker"]) for i, m in enumerate(meta)])
+                                     m["technical"], m["reasoned"]) for i, m in enumerate(meta)])
 
 
 def _blocks() -> tuple[str, ...]:
@@ -471,7 +467,7 @@ def _blocks() -> tuple[str, ...]:
 def store_cached(cache: str, split: str, examples: list[Example]) -> None:
     Path(cache).mkdir(parents=True, exist_ok=True)
     meta = [{"conversation": e.conversation, "text": e.text, "label": e.label, "rule": e.rule, "technical": e.technical,
-             "reasoned": e.reasoned, "turn": e.turn, "speaker": e.speaker} for e in examples]
+             "reasoned": e.reasoned} for e in examples]
     arrays: dict[str, Any] = {p: np.stack([e.blocks[p] for e in examples]) for p in BASE}
     np.savez(_cache_file(cache, split), meta=np.array(json.dumps(meta)), **arrays)
 

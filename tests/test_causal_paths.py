@@ -93,3 +93,26 @@ def test_a_step_answers_the_other_speakers_reply_to_the_statement_it_names() -> 
     pairs = _pairs(_conversation(rows))
     assert (rows[1][2], rows[2][2]) in pairs
     assert (rows[0][2], rows[2][2]) not in pairs
+
+
+def test_trace_records_the_path_of_each_causal_link() -> None:
+    # The debug hook behind the per-path precision tables: a cue pointer and the answered path's
+    # mishap branch, each named; nothing is recorded while it is None.
+    rows = [
+        ("Mia", 0, "The dishwasher flooded the kitchen floor last night.", FACT),
+        ("Mia", 1, "We bought a new one at the weekend.", DECISION),
+        ("Ben", 2, "The train strike is on for Friday.", FACT),
+        ("Ben", 3, "Because of that, I'm driving to the conference.", DECISION),
+    ]
+    mems = _conversation(rows)
+    assert rules.TRACE is None
+    rules.TRACE = []
+    try:
+        _pairs(mems)
+        got = [(rules.said(c), rules.said(e), path) for c, e, path in rules.TRACE]
+    finally:
+        rules.TRACE = None
+    assert got == [
+        ("The dishwasher flooded the kitchen floor last night.", "We bought a new one at the weekend.", "ans-mishap"),
+        ("The train strike is on for Friday.", "Because of that, I'm driving to the conference.", "cue-anaphor"),
+    ]

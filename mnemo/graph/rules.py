@@ -78,12 +78,6 @@ Related = Callable[[Memory, Memory], float]
 # Debug hook: while a list, ``propose`` appends (cause, effect, path) for each causal link it
 # makes, the path naming the rule and branch that made it (the per-path precision tables of #16).
 TRACE: list[tuple[Memory, Memory, str]] | None = None
-_branch = [""]  # the branch of ``_answered`` that returned, for TRACE
-
-
-def _took(branch: str, m: Memory | None) -> Memory | None:
-    _branch[0] = branch
-    return m
 
 
 @dataclass(frozen=True)
@@ -861,17 +855,16 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
         # A question ("so what's the plan for tomorrow", typed a decision) takes no step: it
         # answers nothing said before it (twelfth round: a wrong link of test11).
         asks = said(new).rstrip().endswith("?") or (re.match(r"^\W*(?:so|ok|okay|and)\b", said(new), re.I) is not None and moves_on(said(new)))
-        _branch[0] = ""
-        target = None if asks else _answered(new, recent_first, mishaps=not own_reason, related=related)
+        target, path = (None, "") if asks else _answered(new, recent_first, mishaps=not own_reason, related=related)
         if target is None and not asks and _AGREE.match(said(new)) and not moves_on(said(new)):
-            target = _took("agreed", _agreed_to(new, recent_first))
+            target, path = _agreed_to(new, recent_first), "agreed"
         # An "updates" link to it ("balance reads go to the primary from now on") says the
         # decision changed something, not why: the cause is linked all the same.
         if target is not None:
             rel = "resolves" if target.type == MemoryType.DEBUG_LOG else "because"
             links.append(Link(target.id, new.id, rel, "rule", CAUSAL_WEIGHT, now))
             if TRACE is not None:
-                TRACE.append((target, new, _branch[0]))
+                TRACE.append((target, new, path))
     return links
 
 
@@ -1006,12 +999,13 @@ def _asked_why(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
     return before if isinstance(before.meta.get("turn"), int) and before.meta["turn"] <= turn - 2 else None
 
 
-def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True, related: Related | None = None) -> Memory | None:
+def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True, related: Related | None = None) -> tuple[Memory | None, str]:
     """The problem or event a decision with no causal cue answers: a report or a fact said
     just before in the same conversation that the decision names again in two content words
     at least ("The linter failed on the release branch because of an unused import." ... "I
     removed the unused import, and the release branch is green again"). Preferences, plans
-    and other decisions are never the cause here: they are what a decision sits beside."""
+    and other decisions are never the cause here: they are what a decision sits beside. With it,
+    the name of the branch that found it (the path ``TRACE`` records)."""
     mine = stems(said(new))
     best: tuple[int, int, int] = (0, 0, 0)
     target: Memory | None = None
@@ -1034,7 +1028,7 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
         # (thirteenth round: a wrong link of test11 made right; no link of any other split moves).
         diag = _diagnosis(target, close, new, mine, related)
         if diag is not None:
-            return _took("ans-named-diagnosis", diag)
+            return diag, "ans-named-diagnosis"
     if target is not None and related is not None:
         # Two candidate causes: the problem the step names, and a statement said after it that
         # reads as more about the step ("the bank feed stopped importing" ... "the bank had changed
@@ -1046,9 +1040,9 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
                   and not said(c).rstrip().endswith("?") and not _reply_remark(c, new)]
         nearer = [(v, c) for v, c in nearer if v > sim + NEARER_MARGIN]
         if nearer:
-            return _took("ans-named-nearer", max(nearer, key=lambda vc: vc[0])[1])
+            return max(nearer, key=lambda vc: vc[0])[1], "ans-named-nearer"
     if target is not None or not mishaps:
-        return _took("ans-named", target)
+        return target, "ans-named"
     if (close and close[0].type in (MemoryType.FACT, MemoryType.DEBUG_LOG) and _acts_on_pronoun(said(new))
             and not said(close[0]).rstrip().endswith("?") and not _reply_remark(close[0], new) and _just_before(close[0], new)):
         # A step whose object is a pronoun ("renewed it", "sold it and got the little 85mm",
@@ -1056,7 +1050,7 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
         # answers, whatever words it uses ("the base station subscription lapsed on the 1st"),
         # before any older mishap (eleventh round: 3 wrong links of test7 and test10 gone, 6
         # right ones found on test4 ... test10; none lost).
-        return _took("ans-pronoun", close[0])
+        return close[0], "ans-pronoun"
     # No words in common: a decision taken just after a mishap is told is the response to it
     # ("The dog chewed through two cushions." ... "We've signed him up for daycare."). Only a
     # mishap (a failure, a loss, an injury, a price that rose), only within a few turns, and
@@ -1069,12 +1063,12 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
         situation = list(takewhile(lambda c: c.meta.get("turn") == turn and _speaker(c) == _speaker(new)
                                    and c.type in (MemoryType.FACT, MemoryType.DEBUG_LOG), close))
         if not mine & stems(said(close[0])):
-            return _took("ans-sameturn", next((c for c in situation if mine & stems(said(c))), close[0]))
+            return next((c for c in situation if mine & stems(said(c))), close[0]), "ans-sameturn"
         # The situation its speaker set out just before it in the same turn ("I suspected as
         # much: the endpoint returns the entire order history. I've added cursor pagination.")
         # is what the decision answers, before any older mishap (test5: 4 links found, 2
         # wrong ones gone; test6: 1 found; no link of train ... test4 moves).
-        return _took("ans-sameturn", close[0])
+        return close[0], "ans-sameturn"
     unsaid = _unsaid_reply(new, recent_first, mine)
     before: list[Memory] = []
     for old in close:
@@ -1106,7 +1100,7 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
             # sensor" ... "they're sending an engineer to replace the sensor"). An aside about
             # something else ("the mobile team releases every second Tuesday") leaves the failure
             # the answer.
-            return _took("ans-finding", finding)
+            return finding, "ans-finding"
         if old.type == MemoryType.DEBUG_LOG or (old.type == MemoryType.FACT and mishap(said(old))):
             if not mine & stems(said(old)):
                 # The other speaker's word on a report ("compressor failed, tech confirmed") that the
@@ -1118,14 +1112,14 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
                 report = close[k + 1] if k + 1 < len(close) else None
                 if (report is not None and report.type in (MemoryType.FACT, MemoryType.DEBUG_LOG) and _speaker(report) != _speaker(old)
                         and _speaker(report) == _speaker(new) and mine & stems(said(report))):
-                    return _took("ans-report", report)
-            return _took("ans-mishap", old)
+                    return report, "ans-report"
+            return old, "ans-mishap"
         before.append(old)
     # Else the latest plain fact about the same thing: "The doctor says I'm borderline
     # diabetic." ... "I've cut out sugary drinks completely."
     if related is not None:
-        return _took("ans-related", next((old for old in before if old.type == MemoryType.FACT and related(new, old) >= RELATED_MIN), None))
-    return None
+        return next((old for old in before if old.type == MemoryType.FACT and related(new, old) >= RELATED_MIN), None), "ans-related"
+    return None, ""
 
 
 def _unsaid_reply(new: Memory, recent_first: Sequence[Memory], mine: set[str]) -> bool:
