@@ -6,28 +6,18 @@ behaviour, the labelled splits (scripts/eval_labelled.py) measure quality."""
 from __future__ import annotations
 
 from mnemo.graph import rules
-from mnemo.models import Memory, MemoryType
-from mnemo.nlp.fingerprint import fingerprint_texts
+from mnemo.models import MemoryType
 
-T0 = 1_770_000_000.0
+from .test_causal_paths import _conversation
+from .test_causal_paths import _pairs as _links
+
 FACT, PREF, DECISION = MemoryType.FACT, MemoryType.PREFERENCE, MemoryType.DECISION
 
 
 def _pairs(rows: list[tuple[str, int, str, MemoryType]]) -> set[tuple[str, str]]:
-    """(cause, effect) texts of every causal link ``propose`` makes, each memory (stored as
-    "Speaker: text", speaker and turn in ``meta``) proposed against those before it."""
-    contents = [f"{speaker}: {text}" for speaker, _, text, _ in rows]
-    fps = fingerprint_texts(contents, [kind for *_, kind in rows])
-    mems = [Memory(id=f"m{i:02d}-0000-0000", content=c, type=kind, fingerprint=fp, session_id="s", wing="s",
-                   created_at=T0 + 60 * turn + i, meta={"speaker": speaker, "turn": turn, "part": 0})
-            for i, ((speaker, turn, _, kind), c, fp) in enumerate(zip(rows, contents, fps, strict=True))]
-    text = {m.id: rules.said(m) for m in mems}
-    out = set()
-    for i, new in enumerate(mems):
-        for ln in rules.propose(new, mems[:i], T0 + 3600):
-            if ln.rel in rules.CAUSAL_RELS:
-                out.add((text[ln.src], text[ln.dst]))
-    return out
+    """(cause, effect) texts of every causal link ``propose`` makes among ``rows``, stored as
+    ingest stores them (``test_causal_paths._conversation``)."""
+    return _links(_conversation(rows))
 
 
 def test_since_a_day_or_a_clock_time_is_when_not_why() -> None:
