@@ -13,7 +13,7 @@ import pytest
 
 from mnemo.nlp.conversation import Turn
 from mnemo.nlp.entities import nlp
-from mnemo.nlp.extract import _speaker_act, candidates
+from mnemo.nlp.extract import _another_act, _speaker_act, candidates
 
 from .labelled_set import causal_pairs, ingest_turns
 
@@ -69,3 +69,17 @@ def test_a_finding_and_the_act_it_led_to_are_stored_and_linked_apart(real_engine
     cause, act = "Rui: Yes, the intake had a plastic bag wrapped round it.", "Rui: Cleared it and fitted a mesh guard over the intake."
     assert cause in contents and act in contents
     assert (cause, act) in causal_pairs(real_engine, kept, field="content")
+
+
+def test_and_with_another_act_after_a_decision_is_its_own_memory() -> None:
+    assert _parts("I'm cancelling the gym membership this month. And I've signed up for the climbing wall instead.") == [
+        ["I'm cancelling the gym membership this month."], ["I've signed up for the climbing wall instead."]]
+
+
+@pytest.mark.parametrize("text", ["And the lake was cold.", "And I might go again."])
+def test_and_before_a_story_a_state_or_a_plan_is_not_another_act(text: str) -> None:
+    assert not _another_act(next(iter(nlp()(text).sents)))
+
+
+def test_and_after_the_speakers_story_stays_one_memory() -> None:
+    assert len(_parts("I went to the lake on Saturday. And we had a picnic by the water.")) == 1
