@@ -20,6 +20,15 @@ without test13 the same 0.669 / 0.345). Per path, pooled: the answered path's mi
 gain, not the 0.9 goal: the dropped links are about half right (a wrong link is 3x more likely
 among them than among all).
 
+In sample (the shipped head on the splits it was fitted on) test13 reads 0.631 / 0.364 -> 0.726
+/ 0.329, test12 0.719 / 0.426 -> 0.782 / 0.398. Cost: ``scripts/bench_ingest.py --daemon
+--turns 3000`` 85.7 turns/s with the head against 95.9 without, back to back at load ~3.9. On
+that bench's templated chat it keeps 198 of 657 causal links (cue-span links reaching far back
+between look-alike template sentences, "Because of the MemoryError in the export job ..." ->
+"Because of the PermissionError in the export job ...": a long conversation's gaps lie outside
+what the short labelled conversations taught it; on sampled drops the links read wrong, but
+that bench has no labels).
+
 With no semantic embedder (the hash one) the cosines the head reads are missing, so it keeps
 every rule's link (the rules as they were); with no weights file it keeps them too.
 """
