@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import DAY
 from ..models import Link, Memory
 from ..nlp.fingerprint import Gazetteer, entity_key
-from . import db, rules
+from . import db, link_head, rules
 
 if TYPE_CHECKING:
     from ..core import Core
@@ -111,12 +111,20 @@ def plan_links(core: Core, memories: Sequence[Memory], report: LinkReport | None
             if c.created_at <= m.created_at and m.created_at - c.created_at <= max_age
             and not (m.wing and c.wing and m.wing != c.wing)
         ]
-        for link in rules.propose(m, cands, now, related):
+        paths: dict[tuple[str, str], str] = {}
+        for link in rules.propose(m, cands, now, related, paths):
             other = by_id.get(link.dst if link.src == m.id else link.src) or next(
                 (c for c in cands if c.id in (link.src, link.dst) and c.id != m.id), None
             )
             if other is None:
                 continue
+            path = paths.get((link.src, link.dst))
+            if path is not None and link.rel in rules.CAUSAL_RELS:
+                # The learned filter over the rules' causal links (``link_head``; it keeps them
+                # all with no semantic embedder).
+                cause, effect = (m, other) if link.src == m.id else (other, m)
+                if not link_head.keep(cause, effect, path, m, cands[::-1], related):
+                    continue
             verdict = judge.relation(m, other, link)
             if verdict is not None:
                 out.append(verdict)

@@ -671,8 +671,12 @@ def _same_holder(a: Memory, b: Memory) -> bool:
     return not (ha and hb) or ha == hb
 
 
-def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Related | None = None) -> list[Link]:
+def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Related | None = None,
+            paths: dict[tuple[str, str], str] | None = None) -> list[Link]:
     """Links from ``new`` to older memories: supersedes / conflicts and causal links.
+
+    ``paths``, when given, receives ``(src, dst) -> path`` for each causal link (the path
+    ``TRACE`` names; ``graph.link_head`` scores a link by it).
 
     ``candidates`` are the recent memories, oldest first (the caller applies the ≤ 50 and
     ≤ 30 days window and the wing rule). ``now`` stamps the links' ``created_at``.
@@ -828,9 +832,9 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             src, dst = (new.id, target.id) if explains else (target.id, new.id)
             links.append(Link(src, dst, rel, "rule", CAUSAL_WEIGHT, now))
             linked.add(target.id)
-            if TRACE is not None and rel in CAUSAL_RELS:
+            if rel in CAUSAL_RELS:
                 path = "cue-explains" if explains else ("cue-anaphor" if anaphoric else "cue-span")
-                TRACE.append((new, target, path) if explains else (target, new, path))
+                _trace(*((new, target) if explains else (target, new)), path, paths)
     if not any(ln.rel in CAUSAL_RELS for ln in links):
         # The answer to "why?" / "how come?" asked just after a statement is that statement's
         # cause ("We moved the backup job to 4am." "How come?" "The 1am slot overlapped ...").
@@ -838,16 +842,14 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
         if target is not None and target.id not in linked:
             links.append(Link(new.id, target.id, "because", "rule", CAUSAL_WEIGHT, now))
             linked.add(target.id)
-            if TRACE is not None:
-                TRACE.append((new, target, "why"))
+            _trace(new, target, "why", paths)
     if new.type in (MemoryType.FACT, MemoryType.DEBUG_LOG) and not any(ln.rel in CAUSAL_RELS for ln in links):
         target = _explained(new, recent_first, related)
         if target is not None and target.id not in linked:
             rel = "resolves" if new.type == MemoryType.DEBUG_LOG else "because"
             links.append(Link(new.id, target.id, rel, "rule", CAUSAL_WEIGHT, now))
             linked.add(target.id)
-            if TRACE is not None:
-                TRACE.append((new, target, "explained"))
+            _trace(new, target, "explained", paths)
     if new.type == MemoryType.DECISION and not superseded and not any(ln.rel in CAUSAL_RELS for ln in links):
         # A reason the decision names itself ("because of the new budget") that matched no
         # memory is about something not said here: no mishap said before is its cause then.
@@ -863,9 +865,16 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
         if target is not None:
             rel = "resolves" if target.type == MemoryType.DEBUG_LOG else "because"
             links.append(Link(target.id, new.id, rel, "rule", CAUSAL_WEIGHT, now))
-            if TRACE is not None:
-                TRACE.append((target, new, path))
+            _trace(target, new, path, paths)
     return links
+
+
+def _trace(cause: Memory, effect: Memory, path: str, paths: dict[tuple[str, str], str] | None) -> None:
+    """Record the path that made the causal link ``cause -> effect`` (``TRACE``, ``paths``)."""
+    if TRACE is not None:
+        TRACE.append((cause, effect, path))
+    if paths is not None:
+        paths[(cause.id, effect.id)] = path
 
 
 # What opens a consequence or a step, not a reason: "So they've been getting nine hours of light".

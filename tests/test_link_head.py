@@ -1,0 +1,97 @@
+"""The learned filter over the rules' causal links (mnemo/graph/link_head.py, #16): the training
+script refuses the fresh splits; the shipped head loads, drops a link of a kind it learned is
+mostly wrong (a step that has nothing to do with the mishap told just before it) and keeps a
+clear one (a consequence that points back at its cause); with the hash embedder it keeps every
+rule's link. Real spaCy, real MiniLM, real SQLite. Hand-written cases: they prove behaviour;
+the leave-one-split-out figures (scripts/train_links.py) measure quality."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+
+from mnemo.graph import link_head, rules
+
+from .labelled_set import content_links, linked
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The rules link the step to the mishap told just before it (the answered path's mishap branch,
+# the path the head learned is wrong most often: 119 right of 178 on test5 ... test13); the head
+# scores it 0.53 against its threshold 0.56 (a thin margin: a refit may move it; the same kind
+# from one speaker scores 0.57, kept).
+UNRELATED = [
+    ("Ana", "The lift at work broke down again this morning."),
+    ("Bo", "I've signed up for a Spanish evening class."),
+]
+CLEAR = [
+    ("Ben", "The train strike is on for Friday."),
+    ("Ben", "Because of that, I'm driving to the conference."),
+]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("train_links", ROOT / "scripts" / "train_links.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_links"] = module  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("split", ["test14", "test15", "train,test14"])
+def test_the_training_script_refuses_the_fresh_splits(split: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        _script().main(["--splits", split, "--no-write"])
+    assert "only the spent splits" in str(exc.value)
+
+
+def test_the_shipped_head_loads_with_the_inputs_it_was_fitted_on() -> None:
+    head = link_head.load()
+    assert head is not None
+    assert list(head["names"]) == link_head.feature_names()
+    assert "test14" not in set(head["splits"].tolist())
+    assert 0.0 < float(head["threshold"]) < 1.0
+
+
+def test_the_head_drops_an_unrelated_step_after_a_mishap_and_keeps_a_pointed_consequence(real_engine) -> None:
+    _, unrelated = content_links(real_engine, UNRELATED, session="lift")
+    _, clear = content_links(real_engine, CLEAR, session="strike")
+    assert linked(clear, "train strike", "driving to the conference")
+    assert not linked(unrelated, "lift at work broke down", "Spanish evening class")
+
+
+def test_without_the_head_the_rules_link_the_unrelated_step(real_engine) -> None:
+    # The same conversation with no weights: the rules' own link is there, so the test above
+    # shows the head at work, not a rule.
+    with mock.patch.object(link_head, "HEAD_PATH", ROOT / "no-such-head.npz"):
+        link_head._loaded.pop(ROOT / "no-such-head.npz", None)
+        _, pairs = content_links(real_engine, UNRELATED, session="lift")
+    assert linked(pairs, "lift at work broke down", "Spanish evening class")
+
+
+def test_with_the_hash_embedder_every_rule_link_is_kept(engine) -> None:
+    # No semantic embedder, no cosines to read: the rules' links stand as they are.
+    _, pairs = content_links(engine, UNRELATED, session="lift")
+    assert linked(pairs, "lift at work broke down", "Spanish evening class")
+
+
+def test_the_head_reads_the_path_rules_hand_out() -> None:
+    # ``rules.propose`` names the path of each causal link in ``paths`` (what ``plan_links``
+    # passes to the head), the same paths ``rules.TRACE`` records.
+    from mnemo.models import MemoryType
+
+    from .test_causal_paths import FACT, _conversation
+
+    mems = _conversation([("Ben", 0, CLEAR[0][1], FACT), ("Ben", 1, CLEAR[1][1], MemoryType.DECISION)])
+    paths: dict[tuple[str, str], str] = {}
+    links = rules.propose(mems[1], mems[:1], 0.0, None, paths)
+    assert [(ln.src, ln.dst) for ln in links if ln.rel in rules.CAUSAL_RELS] == list(paths)
+    assert paths == {(mems[0].id, mems[1].id): "cue-anaphor"}
+    x = link_head.features(mems[0], mems[1], "cue-anaphor", mems[1], mems[:1], lambda a, b: 0.5)
+    assert x.shape == (len(link_head.feature_names()),) and np.isfinite(x).all()
