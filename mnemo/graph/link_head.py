@@ -3,25 +3,33 @@ causal link ``rules.propose`` makes from the path that made it and a few facts a
 statements, and ``enrich.plan_links`` drops the links it scores below ``threshold()``.
 
 Fitted by ``scripts/train_links.py`` on the spent labelled splits (every causal link the rules
-propose there, right or wrong as ``tests/labelled_set.score`` counts it, 1050 links on train ...
+propose there, right or wrong as ``tests/labelled_set.score`` counts it, 1054 links on train ...
 test13); the weights and the threshold are ``mnemo/nlp/heads/links.npz``.
 
 Evidence, leave one split out over test5 ... test13 (each split scored by a head fitted on the
-16 others, ridge and threshold chosen nested on the others by F0.5; these splits were also tuned
-on by the rules, so the rules are more precise on them than on fresh text): pooled precision
-0.815 -> 0.849 (664/815 -> 631/743), recall 0.512 -> 0.487 (gold 1297): 72 links dropped, 39
-wrong and 33 right. Per split, rules -> filtered, precision / recall: test5 0.963/0.754 ->
-same; test6 0.937/0.663 -> 0.934/0.640; test7 0.879/0.472 -> 0.960/0.444; test8 0.926/0.510 ->
-0.925/0.500; test9 0.904/0.607 -> 0.929/0.564; test10 0.945/0.763 -> 0.981/0.748; test11
-0.736/0.424 -> 0.775/0.375; test12 0.719/0.426 -> 0.757/0.403; test13 (the most fresh-like)
-0.631/0.364 -> 0.669/0.345 (94/149 -> 89/133; end to end through ingest with a head fitted
-without test13 the same 0.669 / 0.345). Per path, pooled: the answered path's mishap branch
-119/178 -> 104/142 (0.67 -> 0.73), cue-anaphor 294/330 -> 289/317 (0.89 -> 0.91). A modest
-gain, not the 0.9 goal: the dropped links are about half right (a wrong link is 3x more likely
-among them than among all).
+16 others, ridge and threshold chosen nested on the others by F0.5, the criterion fixed before
+any figure was seen; these splits were also tuned on by the rules, so the rules are more
+precise on them than on fresh text): pooled precision 0.814 -> 0.853 (667/819 -> 635/744),
+recall 0.514 -> 0.490 (gold 1297): 75 links dropped, 43 wrong and 32 right. Per split, rules ->
+filtered, precision / recall: test5 0.963/0.754 -> same; test6 0.937/0.663 -> 0.934/0.640;
+test7 0.881/0.481 -> 0.980/0.444; test8 0.926/0.510 -> 0.925/0.500; test9 0.904/0.607 ->
+0.931/0.579; test10 0.945/0.763 -> 0.962/0.756; test11 0.726/0.418 -> 0.764/0.370; test12
+0.721/0.431 -> 0.763/0.403; test13 (the most fresh-like) 0.636/0.372 -> 0.695/0.353 (96/151 ->
+91/131). Per path, pooled: the answered path's mishap branch 119/178 -> 104/139 (0.67 -> 0.75),
+cue-anaphor 294/331 -> 289/317 (0.89 -> 0.91). A modest gain, not the 0.9 goal: the dropped
+links are about 40% right (a wrong link is 3x more likely among them than among all). These
+are the figures on the code as merged (the round's segment rules in); on the code before them
+the same procedure gave 0.815 -> 0.849 / 0.512 -> 0.487.
 
-In sample (the shipped head on the splits it was fitted on) test13 reads 0.631 / 0.364 -> 0.726
-/ 0.329, test12 0.719 / 0.426 -> 0.782 / 0.398. Cost: ``scripts/bench_ingest.py --daemon
+The shipped weights are that first fit (on all 17 splits before the segment rules merged:
+ridge 0.3, threshold 0.560). The re-fit on the merged code chose ridge 1.0 and threshold 0.609
+(the nested choice moves between 0.50 and 0.62 from fold to fold) and scored a fix answering
+another speaker's diagnosis (``tests/test_causal_replies.py``, a phrasing #16 names) 0.582, so
+it dropped that link; the first fit keeps it. Both are the same procedure; the choice between
+them was made on that hand-written behaviour, not on any split.
+
+In sample (the shipped head on the splits it was fitted on, the merged code) test13 reads
+0.636 / 0.372 -> 0.731 / 0.337, test12 0.721 / 0.431 -> 0.784 / 0.403. Cost: ``scripts/bench_ingest.py --daemon
 --turns 3000`` 85.7 turns/s with the head against 95.9 without, back to back at load ~3.9. On
 that bench's templated chat it keeps 198 of 657 causal links (cue-span links reaching far back
 between look-alike template sentences, "Because of the MemoryError in the export job ..." ->
@@ -149,6 +157,6 @@ def keep(cause: Memory, effect: Memory, path: str, new: Memory, recent_first: Se
         RECORD.append((cause.id, effect.id, path, x, p))
     # The threshold (0.560, ridge 0.3 in the shipped fit) is the one that maximises F0.5 of the
     # nine folds' pooled out-of-fold links (test5 ... test13, each scored by a head fitted on the
-    # 16 other spent splits); held out per fold it ranged 0.44 ... 0.62, pooled precision 0.815
-    # -> 0.849, recall 0.512 -> 0.487 (in sample, on the splits it was fitted on, higher).
+    # 16 other spent splits); chosen per fold on the others it ranged 0.50 ... 0.62, pooled
+    # precision 0.814 -> 0.853, recall 0.514 -> 0.490 held out (in sample higher).
     return p is None or p >= float(head["threshold"])  # type: ignore[index]
