@@ -95,3 +95,14 @@ def test_the_head_reads_the_path_rules_hand_out() -> None:
     assert paths == {(mems[0].id, mems[1].id): "cue-anaphor"}
     x = link_head.features(mems[0], mems[1], "cue-anaphor", mems[1], mems[:1], lambda a, b: 0.5)
     assert x.shape == (len(link_head.feature_names()),) and np.isfinite(x).all()
+
+
+def test_the_score_is_a_probability_however_far_off_the_inputs_lie() -> None:
+    """An input far outside the training range (a huge gap, a huge length) gives 0 or 1, not an
+    overflow in the middle of an ingest."""
+    head = link_head.load()
+    assert head is not None
+    for sign in (1.0, -1.0):
+        x = np.asarray(head["mean"], dtype=np.float64) + sign * 1e6 * np.sign(np.asarray(head["w"], dtype=np.float64))
+        p = link_head.score(head, x)
+        assert 0.0 <= p <= 1.0 and (p > 0.99 if sign > 0 else p < 0.01)

@@ -140,7 +140,13 @@ def load(path: Path | None = None) -> dict[str, Any] | None:
 
 def score(head: dict[str, Any], x: np.ndarray) -> float:
     z = (x - head["mean"]) / head["scale"]
-    return float(1.0 / (1.0 + math.exp(-(float(z @ head["w"]) + float(head["b"])))))
+    logit = float(z @ head["w"]) + float(head["b"])
+    # The logistic written both ways so that neither exp overflows on an input far off the
+    # training range (a very long or far-apart pair).
+    if logit >= 0:
+        return 1.0 / (1.0 + math.exp(-logit))
+    e = math.exp(logit)
+    return e / (1.0 + e)
 
 
 def keep(cause: Memory, effect: Memory, path: str, new: Memory, recent_first: Sequence[Memory], related: rules.Related | None) -> bool:
