@@ -158,8 +158,9 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float) -> dict[str, np.ndarray]:
 
 
 def predict(head: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
-    z = (x - head["mean"]) / head["scale"]
-    return 1.0 / (1.0 + np.exp(-(z @ head["w"] + head["b"])))
+    from mnemo.graph.link_head import scores
+
+    return scores(head, x)  # the runtime's own arithmetic
 
 
 def tally(splits: list[Split], keep: list[np.ndarray]) -> tuple[int, int, int]:
@@ -251,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{s}: {len(data[s].path)} proposed causal links, {n} unit pairs, {r} right ({r / max(1, n):.3f}), gold {g}", flush=True)
 
     folds = [f for f in FOLDS if f in data]
-    print(f"\nleave one split out over {', '.join(folds)} (fit on the 16 others; threshold nested, F{BETA} on the others' out-of-fold links; ridge from {L2S})")
+    print(f"\nleave one split out over {', '.join(folds)} (fit on the {len(data) - 1} others; threshold nested, F{BETA} on the others' out-of-fold links; ridge from {L2S})")
     held_scores: dict[str, np.ndarray] = {}
     thresholds: dict[str, float] = {}
     for h in folds:

@@ -70,10 +70,6 @@ _lock = threading.Lock()
 _loaded: dict[Path, dict[str, Any] | None] = {}
 
 
-def _cos(related: rules.Related, a: Memory, b: Memory) -> float:
-    return float(related(a, b))
-
-
 def _turn(m: Memory) -> int | None:
     t = m.meta.get("turn") if isinstance(m.meta, dict) else None
     return t if isinstance(t, int) else None
@@ -107,8 +103,8 @@ def features(cause: Memory, effect: Memory, path: str, new: Memory, recent_first
     t_new, t_old = _turn(new), _turn(other)
     gap = abs(t_new - t_old) if t_new is not None and t_old is not None else 0
     index = next((i for i, c in enumerate(recent_first) if c.id == other.id), len(recent_first))
-    cos = _cos(related, new, other)
-    rivals = [_cos(related, new, c) for c in recent_first[:NEAR] if c.id != other.id]
+    cos = float(related(new, other))
+    rivals = [float(related(new, c)) for c in recent_first[:NEAR] if c.id != other.id]
     best = max(rivals, default=0.0)
     rank = sum(1 for v in rivals if v > cos)
     s_cause, s_effect = rules.said(cause), rules.said(effect)
@@ -138,15 +134,16 @@ def load(path: Path | None = None) -> dict[str, Any] | None:
         return _loaded[path]
 
 
+def scores(head: dict[str, Any], x: np.ndarray) -> np.ndarray:
+    """The head's probability for each row of ``x`` (or for one feature vector). The logistic
+    is written with tanh, which never overflows on an input far off the training range (a very
+    long or far-apart pair); ``scripts/train_links.py`` scores its folds with it too."""
+    logit = ((x - head["mean"]) / head["scale"]) @ head["w"] + head["b"]
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * logit)))
+
+
 def score(head: dict[str, Any], x: np.ndarray) -> float:
-    z = (x - head["mean"]) / head["scale"]
-    logit = float(z @ head["w"]) + float(head["b"])
-    # The logistic written both ways so that neither exp overflows on an input far off the
-    # training range (a very long or far-apart pair).
-    if logit >= 0:
-        return 1.0 / (1.0 + math.exp(-logit))
-    e = math.exp(logit)
-    return e / (1.0 + e)
+    return float(scores(head, x))
 
 
 def keep(cause: Memory, effect: Memory, path: str, new: Memory, recent_first: Sequence[Memory], related: rules.Related | None) -> bool:
