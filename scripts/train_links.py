@@ -23,6 +23,18 @@ head's main input, is not at hand for them without re-deriving it by hand; not d
     .venv/bin/python scripts/train_links.py --cache /tmp/links-cache     # collect (or reuse), LOSO, fit, write
     .venv/bin/python scripts/train_links.py --cache /tmp/links-cache --no-write
 
+Fifteenth round, test14 added to the folds (cache collected with the code at 327c9f1): leave one
+split out test5 ... test14 pooled 0.785 / 0.476 -> 0.833 / 0.449; test14's fold 0.627 / 0.319 ->
+0.699 / 0.286; test13's 0.631 / 0.364 -> 0.695 / 0.345. The shipped weights stay the 17-split fit:
+every 18-split fit measured drops the fix answering another speaker's diagnosis and keeps the
+unrelated step after a mishap (tests/test_causal_replies.py, tests/test_link_head.py): the plain
+nested fit (ridge 0.3, threshold 0.584), ridge fixed at 3.0 (pooled 0.829 / 0.452, test14 fold
+0.694 / 0.279) or 10.0 (0.823 / 0.456, 0.685 / 0.282), bagging over 10 row bootstraps with the
+weights averaged (0.832 / 0.449, test14 fold 0.686 / 0.276), and two product inputs (other
+speaker in the next turn; mishap cause x cosine: 0.837 / 0.442, test14 fold 0.689 / 0.279, test13
+0.706 / 0.326). The first product cannot separate the two behaviours: both are the other speaker's
+next turn. Not done this round: collecting test13/test14 under their fresh commits.
+
 Never give it LoCoMo, nor a split not yet scored once: test15 (fresh), test16 and any later one are
 refused (``main`` accepts only the splits in ``SPENT``).
 """
