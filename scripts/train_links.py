@@ -33,7 +33,10 @@ nested fit (ridge 0.3, threshold 0.584), ridge fixed at 3.0 (pooled 0.829 / 0.45
 weights averaged (0.832 / 0.449, test14 fold 0.686 / 0.276), and two product inputs (other
 speaker in the next turn; mishap cause x cosine: 0.837 / 0.442, test14 fold 0.689 / 0.279, test13
 0.706 / 0.326). The first product cannot separate the two behaviours: both are the other speaker's
-next turn. Not done this round: collecting test13/test14 under their fresh commits.
+next turn. A second pair (a decision by the other speaker answering a fact/debug log that is
+no mishap; mishap cause x cosine): 0.830 / 0.451, test14 fold 0.697 / 0.276, test13 0.690 / 0.345;
+its 18-split fit drops the unrelated step after a mishap (that test passes) but still drops the
+fix answering the diagnosis and the step answering a report. Not done this round: collecting test13/test14 under their fresh commits.
 
 Never give it LoCoMo, nor a split not yet scored once: test15 (fresh), test16 and any later one are
 refused (``main`` accepts only the splits in ``SPENT``).
