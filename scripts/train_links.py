@@ -23,7 +23,22 @@ head's main input, is not at hand for them without re-deriving it by hand; not d
     .venv/bin/python scripts/train_links.py --cache /tmp/links-cache     # collect (or reuse), LOSO, fit, write
     .venv/bin/python scripts/train_links.py --cache /tmp/links-cache --no-write
 
-Never give it LoCoMo, nor a split not yet scored once: test14 (fresh) and any later one are
+Fifteenth round, test14 added to the folds (cache collected with the code at 327c9f1): leave one
+split out test5 ... test14 pooled 0.785 / 0.476 -> 0.833 / 0.449; test14's fold 0.627 / 0.319 ->
+0.699 / 0.286; test13's 0.631 / 0.364 -> 0.695 / 0.345. The shipped weights stay the 17-split fit:
+every 18-split fit measured drops the fix answering another speaker's diagnosis and keeps the
+unrelated step after a mishap (tests/test_causal_replies.py, tests/test_link_head.py): the plain
+nested fit (ridge 0.3, threshold 0.584), ridge fixed at 3.0 (pooled 0.829 / 0.452, test14 fold
+0.694 / 0.279) or 10.0 (0.823 / 0.456, 0.685 / 0.282), bagging over 10 row bootstraps with the
+weights averaged (0.832 / 0.449, test14 fold 0.686 / 0.276), and two product inputs (other
+speaker in the next turn; mishap cause x cosine: 0.837 / 0.442, test14 fold 0.689 / 0.279, test13
+0.706 / 0.326). The first product cannot separate the two behaviours: both are the other speaker's
+next turn. A second pair (a decision by the other speaker answering a fact/debug log that is
+no mishap; mishap cause x cosine): 0.830 / 0.451, test14 fold 0.697 / 0.276, test13 0.690 / 0.345;
+its 18-split fit drops the unrelated step after a mishap (that test passes) but still drops the
+fix answering the diagnosis and the step answering a report. Not done this round: collecting test13/test14 under their fresh commits.
+
+Never give it LoCoMo, nor a split not yet scored once: test15 (fresh), test16 and any later one are
 refused (``main`` accepts only the splits in ``SPENT``).
 """
 
@@ -44,8 +59,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11", "test12", "test13")
-FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13")
+         "test9", "test10", "test11", "test12", "test13", "test14")
+FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14")
 L2S = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # ridge on the standardised inputs: chosen nested with the threshold
 BETA = 0.5  # F-beta the threshold maximises: precision weighs twice recall (#16's goal is precision 0.9)
 
@@ -233,7 +248,7 @@ def path_table(rows: Sequence[tuple[str, Split, np.ndarray | None]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test14 or later)")
+    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test15 or later)")
     ap.add_argument("--cache", default=None, help="a folder keeping the collected examples between runs (under /tmp)")
     ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "links.npz"))
     ap.add_argument("--no-write", action="store_true", help="print the figures, write no head")
