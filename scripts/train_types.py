@@ -24,9 +24,14 @@ round trains on it (the rules of a8e18bc as its input; classify.py has not chang
 f7001f7): spent, and the fourteenth round trains on it (the rules of f7001f7 as its input);
 test14 was scored once by the fourteenth round (types 0.824 held out, frozen at a311639): spent,
 and the fifteenth round's folds score it (the rules of a311639 as its input; the shipped head
-is still the 17-split fit, see below); test15 is the fresh
-split and is never read here, nor test16 or any later one (``main`` refuses a split not in
-``SPENT``).
+is still the 17-split fit, see below); test15 was scored once by the fifteenth round (types 0.788
+held out, frozen at cd02c48): spent, and the sixteenth round's folds score it (the rules of
+cd02c48 as its input; the shipped head is still the 17-split fit). test16 is the fresh split and
+is never read here, nor test17 or any later one (``main`` refuses a split not in ``SPENT``).
+
+Since the sixteenth round the setting is chosen by forward chaining (``FORWARD``, ``forward``):
+each of the newest splits scored by a head fitted only on the splits written before it, pooled.
+``--loso`` chooses by leaving one split out, as before.
 """
 
 from __future__ import annotations
@@ -50,13 +55,52 @@ sys.path.insert(0, str(ROOT))
 # The splits before test4 have been in every round's tuning, so the current rules stand there.
 FRESH_RULES = {"test4": "156505f", "test5": "3a2888b", "test6": "cf8acb4", "test7": "f0be8fe", "test8": "523cb41",
                "test9": "73c2045", "test10": "59a06f4", "test11": "1fa6e9b",
-               "test12": "a8e18bc", "test13": "f7001f7", "test14": "a311639"}
+               "test12": "a8e18bc", "test13": "f7001f7", "test14": "a311639", "test15": "cd02c48"}
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11", "test12", "test13", "test14")
+         "test9", "test10", "test11", "test12", "test13", "test14", "test15")
 SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
-# Grid the leave-one-split-out folds choose from (inverse regularisation, which inputs).
+# Grid the folds choose from (inverse regularisation, which inputs).
+# Sixteenth round, test15 spent (its rules those of cd02c48; 828 typed candidates, 3214 over the
+# four forward folds). Forward chaining (``FORWARD``: test12 / test13 / test14 / test15, each
+# fitted only on the splits before it), inputs PARTS[0], thread x3:
+#   C 0.03 x7 (the shipped setting) 0.815 / 0.794 / 0.821 / 0.780, pooled 0.8021 (2578 / 3214);
+#   C 0.03 x3 / x5 0.788 / 0.798; C 0.1 x3 / x5 / x7 0.802 / 0.802 / 0.799; C 0.3 x3 / x5 / x7
+#   0.799 / 0.795 / 0.791; C 0.01 x3 / x5 / x7 0.769 / 0.784 / 0.794; thread x1.5 / x5 (C 0.03
+#   x7) 0.800 / 0.800. C 0.03 x7 is the first of the tied top (2578: C 0.1 x3 and x5 too).
+#   The shipped head (the 17-split fit) on the same candidates: test14 0.822 (690 / 839) and
+#   test15 0.780 (646 / 828) held out; test12 / test13 0.876 / 0.857 in sample. Its test15 fold
+#   (the 18-split fit, C 0.03 x7) is 646 / 828 as well: test14 in the fit added nothing on the next
+#   writer. The best test15 fold, C 0.1 x7 0.790 (+8 of 828 over the shipped head; a paired
+#   bootstrap over test15's 116 conversations: +1.0 points, 95% -0.7 ... +2.6, P(<= 0) 0.15),
+#   is 0.3 points below C 0.03 x7 pooled: noise, not kept.
+# Measured on the same folds with a reason to generalise, not kept (C 0.03 x7 unless said):
+#   (a) every split weighted the same (sample weights 1 / its size, mean 1): pooled 0.790 (test15
+#   0.771); C 0.1 x7 0.795 (0.779); C 0.01 x7 0.776; x3 / x5 lower still; (b) a stronger prior
+#   towards the rules: the rules' one-hot x2 / x4 (its weights penalised 4 / 16 times less)
+#   0.8012 / 0.8018 (test15 0.783 both), fewer inputs (PARTS[1], no thread nor neighbours) 0.787
+#   (test15 0.778), more regularisation (C 0.01) above; (c) abstaining to the rules' type where
+#   the head's top probability is below 0.35 / 0.45 / 0.55: 0.8012 / 0.7987 / 0.7844 (test15
+#   0.780 / 0.785 / 0.771); (d) the mean logits of heads each fitted without one earlier writer
+#   (train ... test4 as one), a linear head too: 0.8006 (test15 0.779).
+# Diagnosis (test15's fold, C 0.03 x7, 182 of 828 wrong): with test15's other conversations in the
+# fit too (five folds over its conversations) 0.801, on them alone 0.749: the new writer's own
+# conventions are worth ~2 points, the rest of the errors are what these inputs do not separate.
+# The shipped head's 171 confusions on test15 end to end (eval_labelled --show): decision -> fact
+# 33 (some 20 arrangements said impersonally or by another party, "Lessons move to Thursdays from
+# January", "the boiler has been capped", which this writer calls decisions and earlier writers
+# facts: "hosepipes are banned from next month" [fact], "your visa appointment has been moved"
+# [fact]), debug_log -> fact 29 (device findings outside software: "Walk-in read 9 degrees this
+# morning"), fact -> decision 29 (people's past deeds in chat: "dinged the nose on the rocks"),
+# fact -> debug_log 17, decision <-> session_note 12 / 12 (this writer's "I'll sign the offer
+# tonight" is a decision, "rewriting it from my notes rn" a note), decision -> debug_log 10,
+# debug_log -> decision 8, others 21.
+# The 19-split fit is not shipped: nothing above beats the shipped head on test15's fold, and it
+# fails three hand-written behaviours (tests/test_type_head.py's thread finding, test13's asserted
+# held-out level in tests/test_extract_quality.py, tests/test_causal_readings.py's work-in-progress
+# note); in sample it types test15 0.871 and test14 0.872 end to end (links 0.648 / 0.302 and
+# 0.734 / 0.312, against the shipped head's 0.612 / 0.269 and 0.699 / 0.286).
 # Fifteenth round, test14 spent (its rules those of a311639; 5313 typed candidates over the ten
 # folds): one pass, inputs PARTS[0], thread x3. Forward chaining (fit only on splits written
 # before the fold): test14 0.821 (689 / 839; the same as its leave-one-out fold), test13 0.794.
@@ -158,7 +202,14 @@ SCALES = (3.0, 5.0, 7.0)
 # without it. Balanced class weights: 0.825. A 32- or 64-unit MLP on the same inputs: 0.829 -
 # 0.831.
 PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
-FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14")
+FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15")
+# The selection criterion since the sixteenth round: forward chaining, each of these splits scored
+# by a head fitted only on the splits written before it (``SPENT`` is in the order they were
+# written), pooled. Leaving one split out pools folds whose training splits include writers that
+# came later and resemble each other more than a new writer resembles them: it promised ~0.85
+# where three fresh splits scored 0.797 / 0.824 / 0.788; forward chaining over these four folds
+# reads 0.802 for the same setting (see the grid's comments).
+FORWARD = ("test12", "test13", "test14", "test15")
 
 
 @dataclass
@@ -375,6 +426,29 @@ def loso(data: dict[str, list[Example]], folds: list[str], grid: list[Setting]) 
     return table
 
 
+def forward(data: dict[str, list[Example]], folds: list[str], grid: list[Setting]) -> dict[Setting, dict[str, float]]:
+    """For each setting, the accuracy on each fold's split of a head fitted only on the splits of
+    ``data`` written before it (``SPENT``'s order), and pooled over the folds: what a head fitted
+    today will meet on the next writer's text."""
+    table: dict[Setting, dict[str, float]] = {}
+    for setting in grid:
+        row = {}
+        right = total = 0
+        for held in folds:
+            before = SPENT[:SPENT.index(held)]
+            head = fit([e for s in before if s in data for e in data[s]], *setting)
+            acc = accuracy(head, data[held])
+            typed = sum(e.label != "chatter" for e in data[held])
+            row[held] = acc
+            right += round(acc * typed)
+            total += typed
+        row["pooled"] = right / max(1, total)
+        table[setting] = row
+        parts, c, scale = setting
+        print(f"  {parts:20} C={c:<5} vector x{scale:<4} " + " ".join(f"{k} {v:.3f}" for k, v in row.items()), flush=True)
+    return table
+
+
 def end_to_end(engine_factory: Any, split: str, head_path: Path | None) -> Any:
     """``scripts/eval_labelled.py --split SPLIT`` with the head at ``head_path`` (None: the
     rules); the ``labelled_set.Score``."""
@@ -391,12 +465,13 @@ def end_to_end(engine_factory: Any, split: str, head_path: Path | None) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test15 or later)")
+    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test16 or later)")
     ap.add_argument("--hold-out", default=None, help="fit without these splits (comma-separated) and score each end to end")
     ap.add_argument("--parts", default=None, help="fixed inputs, of type_head.BLOCKS in that order (skip the leave-one-split-out choice)")
     ap.add_argument("--c", type=float, default=None, help="fixed C (skip the leave-one-split-out choice)")
     ap.add_argument("--scale", type=float, default=None, help="fixed vector scale (skip the leave-one-split-out choice)")
-    ap.add_argument("--folds", default=None, help="the splits the choice is scored on (default: test5 ... test14)")
+    ap.add_argument("--folds", default=None, help="the splits the choice is scored on (default: FORWARD, or FOLDS with --loso)")
+    ap.add_argument("--loso", action="store_true", help="choose by leaving one split out (the old criterion) instead of forward chaining")
     ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "types.npz"))
     ap.add_argument("--cache", default=None, help="a folder keeping the collected features between runs")
     args = ap.parse_args(argv)
@@ -433,11 +508,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.parts and args.c is not None and args.scale is not None:
         setting: Setting = (args.parts, args.c, args.scale)
     else:
-        folds = [s for s in (args.folds.split(",") if args.folds else FOLDS) if s in fit_on]
-        print(f"leave one split out: each of {', '.join(folds)} scored by a head fitted on the others of {', '.join(fit_on)}")
+        folds = [s for s in (args.folds.split(",") if args.folds else (FOLDS if args.loso else FORWARD)) if s in fit_on]
         grid = [(p, c, sc) for p in ((args.parts,) if args.parts else (PARTS[0],))
                 for c in ((args.c,) if args.c is not None else CS) for sc in ((args.scale,) if args.scale is not None else SCALES)]
-        table = loso({s: data[s] for s in fit_on}, folds, grid)
+        if args.loso:
+            print(f"leave one split out: each of {', '.join(folds)} scored by a head fitted on the others of {', '.join(fit_on)}")
+            table = loso({s: data[s] for s in fit_on}, folds, grid)
+        else:
+            print(f"forward chaining: each of {', '.join(folds)} scored by a head fitted on the splits of {', '.join(fit_on)} "
+                  "written before it")
+            table = forward({s: data[s] for s in fit_on}, folds, grid)
         setting = max(grid, key=lambda k: round(table[k]["pooled"], 4))  # the first of equals: the grid's order
         print(f"chosen: {setting} (pooled held-out accuracy {table[setting]['pooled']:.3f})")
         rules_row = {s: float(np.mean([e.rule == e.label for e in data[s] if e.label != "chatter"])) for s in folds}
