@@ -38,7 +38,20 @@ no mishap; mishap cause x cosine): 0.830 / 0.451, test14 fold 0.697 / 0.276, tes
 its 18-split fit drops the unrelated step after a mishap (that test passes) but still drops the
 fix answering the diagnosis and the step answering a report. Not done this round: collecting test13/test14 under their fresh commits.
 
-Never give it LoCoMo, nor a split not yet scored once: test15 (fresh), test16 and any later one are
+Sixteenth round, test15 added to SPENT and the folds (cache collected with the code at cd02c48;
+``--forward`` scores each of the two newest folds by a head fitted only on the splits written
+before it, the honest forecast for a fresh split). The shipped 17-split weights, held out on both:
+test15 0.612 / 0.269 (74/121, gold 275; F0.5 0.487), test14 0.699 / 0.286 (86/123; F0.5 0.542).
+Refitted forward: test15 (18 splits before it, ridge 1.0, threshold 0.557) 0.619 / 0.265 (73/118;
+F0.5 0.489), test14 (17 before it, ridge 1.0, threshold 0.609) 0.694 / 0.279 (84/121; F0.5 0.535):
+no gain. Leave one split out test5 ... test15 pooled: rules 0.760 / 0.453 -> filtered 0.804 / 0.423
+(792/985, gold 1873). The 19-split fit (ridge 0.3, threshold 0.577) flips the same two hand-written
+link behaviours the 18-split fits did (tests/test_causal_replies.py: the fix answering another
+speaker's diagnosis, the step answering a report), so it is not shipped; the weights stay the
+17-split fit. The learned pair scorer measured this round against this filter is
+``scripts/train_pairs.py`` (not shipped; its docstring has the table).
+
+Never give it LoCoMo, nor a split not yet scored once: test16, test17 and any later one are
 refused (``main`` accepts only the splits in ``SPENT``).
 """
 
@@ -59,8 +72,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11", "test12", "test13", "test14")
-FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14")
+         "test9", "test10", "test11", "test12", "test13", "test14", "test15")
+FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15")
 L2S = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # ridge on the standardised inputs: chosen nested with the threshold
 BETA = 0.5  # F-beta the threshold maximises: precision weighs twice recall (#16's goal is precision 0.9)
 
@@ -246,13 +259,32 @@ def path_table(rows: Sequence[tuple[str, Split, np.ndarray | None]]) -> None:
         print(f"    {p:22} rules {r:4d}/{n:<4d} ({r / n:.2f})   filtered {kr:4d}/{kn:<4d} ({kr / kn if kn else 0:.2f})")
 
 
+def forward(data: dict[str, Split], folds: list[str]) -> None:
+    """Forward chaining, the honest forecast for a fresh split: each of the two newest folds
+    scored by a head fitted only on the splits written before it (``SPENT``'s order), ridge and
+    threshold chosen nested on the earlier folds."""
+    order = [s for s in SPENT if s in data]
+    for h in folds[-2:]:
+        before = order[: order.index(h)]
+        l2, t, _ = choose(data, before, [f for f in folds if f in before])
+        head = fit(np.vstack([data[s].x for s in before]), np.concatenate([data[s].right for s in before]).astype(float), l2)
+        keep = predict(head, data[h].x) >= t
+        n0, r0, g = tally([data[h]], [np.ones(len(keep), bool)])
+        n1, r1, _ = tally([data[h]], [keep])
+        print(f"  forward {h}: fitted on the {len(before)} splits before it, ridge {l2}, threshold {t:.3f}   rules P {r0 / n0:.3f} "
+              f"R {r0 / g:.3f} ({r0}/{n0}, gold {g})   filtered P {r1 / max(1, n1):.3f} R {r1 / g:.3f} ({r1}/{n1}) F{BETA} {fbeta(n1, r1, g):.3f}",
+              flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test15 or later)")
+    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test16 or later)")
     ap.add_argument("--cache", default=None, help="a folder keeping the collected examples between runs (under /tmp)")
     ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "links.npz"))
     ap.add_argument("--no-write", action="store_true", help="print the figures, write no head")
     ap.add_argument("--show", action="store_true", help="print each held-out split's dropped links")
+    ap.add_argument("--forward", action="store_true",
+                    help="also score each of the two newest folds by a head fitted only on the splits written before it")
     args = ap.parse_args(argv)
     splits = [s for s in args.splits.split(",") if s]
     if any(s not in SPENT for s in splits):
@@ -267,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{s}: {len(data[s].path)} proposed causal links, {n} unit pairs, {r} right ({r / max(1, n):.3f}), gold {g}", flush=True)
 
     folds = [f for f in FOLDS if f in data]
+    if args.forward:
+        forward(data, folds)
     print(f"\nleave one split out over {', '.join(folds)} (fit on the {len(data) - 1} others; threshold nested, F{BETA} on the others' out-of-fold links; ridge from {L2S})")
     held_scores: dict[str, np.ndarray] = {}
     thresholds: dict[str, float] = {}

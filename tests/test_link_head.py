@@ -44,7 +44,7 @@ def _script():
     return module
 
 
-@pytest.mark.parametrize("split", ["test15", "test16", "train,test15", "test14,test15"])
+@pytest.mark.parametrize("split", ["test16", "test17", "train,test16", "test15,test16"])
 def test_the_training_script_refuses_the_fresh_splits(split: str) -> None:
     with pytest.raises(SystemExit) as exc:
         _script().main(["--splits", split, "--no-write"])
