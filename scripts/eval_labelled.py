@@ -1,9 +1,9 @@
 """Score `ingest` on the hand-labelled conversations of tests/labelled/ (types, what is kept,
 causal links). The `train`, `train2`, `train3` and `train4` splits are for developing rules;
-`test` ... `test15` were held out and are spent (rules have been chosen on what they showed, or
-they were scored more than once); `test15` was scored once when the fifteenth round was frozen and
-is the next round's diagnosis split; `test16` is the fresh held-out split, written before the
-sixteenth round, and `test17` the one after it, written before the seventeenth. A new round starts by writing a fresh split before any rule changes, and scores it once, after the rules are final,
+`test` ... `test16` were held out and are spent (rules have been chosen on what they showed, or
+they were scored more than once); `test15` and `test16` were each scored once on the fifteenth
+round's frozen code and are the next round's diagnosis splits; `test17` is the fresh held-out
+split, written before the sixteenth round's rules. A new round starts by writing a fresh split before any rule changes, and scores it once, after the rules are final,
 without `--show`.
 
     .venv/bin/python scripts/eval_labelled.py --split train,train2,train3,train4 [--show]
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", default="train", help="train, train2, train3, train4, test ... test15 (spent: test15 scored once by the fifteenth round), test16 and test17 (fresh), or several joined by commas")
+    ap.add_argument("--split", default="train", help="train, train2, train3, train4, test ... test16 (spent: test15 and test16 scored once on the fifteenth round's code), test17 (fresh), or several joined by commas")
     ap.add_argument("--show", action="store_true", help="print each stored memory, wrong and missed links, type confusions")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
