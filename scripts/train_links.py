@@ -65,6 +65,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -90,6 +91,21 @@ class Split:
     text: list[str]
 
 
+def ingest_recorded(m: Any, conv: Any, n: int) -> tuple[list[dict], list]:
+    """Ingest one labelled conversation as ``scripts/eval_labelled.py`` does (its own day, the
+    ``n``-th), recording every causal link the rules propose with its features and path
+    (``link_head.RECORD``); the stored rows and the record."""
+    from mnemo.graph import link_head
+    from tests.labelled_set import evaluate
+
+    link_head.RECORD = []
+    try:
+        _, stored = evaluate(m, [conv], start=1_770_000_000.0 + n * 86400)
+        return stored, link_head.RECORD
+    finally:
+        link_head.RECORD = None
+
+
 def collect(split: str) -> Split:
     """The causal links the rules propose on ``split`` (the filter off), labelled as the scorer does."""
     from unittest import mock
@@ -98,7 +114,7 @@ def collect(split: str) -> Split:
     from mnemo.config import load_settings
     from mnemo.engine import Mnemo
     from mnemo.graph import link_head
-    from tests.labelled_set import evaluate, load, unit_of
+    from tests.labelled_set import load, unit_of
 
     convs = load(split)
     gold = 0
@@ -114,12 +130,7 @@ def collect(split: str) -> Split:
         settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
         with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
             for n, conv in enumerate(convs):
-                link_head.RECORD = []
-                try:
-                    _, stored = evaluate(m, [conv], start=1_770_000_000.0 + n * 86400)
-                    record = link_head.RECORD
-                finally:
-                    link_head.RECORD = None
+                stored, record = ingest_recorded(m, conv, n)
                 mems = {mem["id"]: mem for mem in stored[0]["memories"]}
                 unit = {i: unit_of(conv, mem["turn"], mem["content"]) for i, mem in mems.items()}
                 index = {id(u): k for k, u in enumerate(conv.units)}

@@ -93,7 +93,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scripts.train_links import fbeta, fit  # noqa: E402
+from scripts.train_links import fbeta, fit, ingest_recorded  # noqa: E402
 
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
          "test9", "test10", "test11", "test12", "test13", "test14", "test15")
@@ -123,20 +123,15 @@ def collect(split: str) -> list[dict[str, Any]]:
     from mnemo.clock import Clock
     from mnemo.config import load_settings
     from mnemo.engine import Mnemo
-    from mnemo.graph import link_head, rules
-    from tests.labelled_set import evaluate, load, unit_of
+    from mnemo.graph import rules
+    from tests.labelled_set import load, unit_of
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="mnemo-pairs-") as home:
         settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
         with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
             for n, conv in enumerate(load(split)):
-                link_head.RECORD = []
-                try:
-                    _, stored = evaluate(m, [conv], start=1_770_000_000.0 + n * 86400)
-                    record = link_head.RECORD
-                finally:
-                    link_head.RECORD = None
+                stored, record = ingest_recorded(m, conv, n)
                 full = m.core.store.get_memories([x["id"] for x in stored[0]["memories"]])
                 index = {id(u): k for k, u in enumerate(conv.units)}
                 mems = []

@@ -40,6 +40,7 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -405,15 +406,16 @@ def save(head: Head, path: Path, model_name: str = "all-MiniLM-L6-v2", splits: t
 Setting = tuple[str, float, float]
 
 
-def loso(data: dict[str, list[Example]], folds: list[str], grid: list[Setting]) -> dict[Setting, dict[str, float]]:
+def _folds_table(data: dict[str, list[Example]], folds: list[str], grid: list[Setting],
+                 fit_on: Callable[[str], list[str]]) -> dict[Setting, dict[str, float]]:
     """For each setting (parts, C, vector scale), the accuracy on each fold's split of a head
-    fitted on all the other splits, and pooled over the folds."""
+    fitted on the splits ``fit_on(fold)`` names, and pooled over the folds."""
     table: dict[Setting, dict[str, float]] = {}
     for setting in grid:
         row = {}
         right = total = 0
         for held in folds:
-            head = fit([e for s, ex in data.items() if s != held for e in ex], *setting)
+            head = fit([e for s in fit_on(held) if s in data for e in data[s]], *setting)
             acc = accuracy(head, data[held])
             typed = sum(e.label != "chatter" for e in data[held])
             row[held] = acc
@@ -424,29 +426,17 @@ def loso(data: dict[str, list[Example]], folds: list[str], grid: list[Setting]) 
         parts, c, scale = setting
         print(f"  {parts:20} C={c:<5} vector x{scale:<4} " + " ".join(f"{k} {v:.3f}" for k, v in row.items()), flush=True)
     return table
+
+
+def loso(data: dict[str, list[Example]], folds: list[str], grid: list[Setting]) -> dict[Setting, dict[str, float]]:
+    """Each fold's split scored by a head fitted on all the other splits."""
+    return _folds_table(data, folds, grid, lambda held: [s for s in data if s != held])
 
 
 def forward(data: dict[str, list[Example]], folds: list[str], grid: list[Setting]) -> dict[Setting, dict[str, float]]:
-    """For each setting, the accuracy on each fold's split of a head fitted only on the splits of
-    ``data`` written before it (``SPENT``'s order), and pooled over the folds: what a head fitted
-    today will meet on the next writer's text."""
-    table: dict[Setting, dict[str, float]] = {}
-    for setting in grid:
-        row = {}
-        right = total = 0
-        for held in folds:
-            before = SPENT[:SPENT.index(held)]
-            head = fit([e for s in before if s in data for e in data[s]], *setting)
-            acc = accuracy(head, data[held])
-            typed = sum(e.label != "chatter" for e in data[held])
-            row[held] = acc
-            right += round(acc * typed)
-            total += typed
-        row["pooled"] = right / max(1, total)
-        table[setting] = row
-        parts, c, scale = setting
-        print(f"  {parts:20} C={c:<5} vector x{scale:<4} " + " ".join(f"{k} {v:.3f}" for k, v in row.items()), flush=True)
-    return table
+    """Each fold's split scored by a head fitted only on the splits of ``data`` written before it
+    (``SPENT``'s order): what a head fitted today will meet on the next writer's text."""
+    return _folds_table(data, folds, grid, lambda held: list(SPENT[:SPENT.index(held)]))
 
 
 def end_to_end(engine_factory: Any, split: str, head_path: Path | None) -> Any:
