@@ -751,11 +751,51 @@ def _starts_apart(prev: Candidate, text: str, kind: MemoryType, sent: Any = None
     from its cause, a taste apart from the news around it)."""
     if CONSEQUENCE.match(text) or (sent is not None and _fronted_cause(sent)):
         return True
+    if sent is not None and _announces(prev, sent):
+        return True
     if sent is not None and _another_statement(prev, sent):
         return True
     if sent is not None and prev.type == MemoryType.DECISION and _another_act(sent):
         return True
     return kind != prev.type and (kind in _DISTINCT or prev.type in _DISTINCT)
+
+
+# Issue #16, sixteenth round: a heading in front of the statement it announces ("Announcement for
+# the novice squad. Two of the Saturday crew have mono, ..."). Joined, the memory's words are
+# mostly the statement's, but it opens with the heading, which states nothing: the scorer maps it
+# to the heading's unit, and a link to it joins the wrong end. The heading then stands apart, and
+# the statement head judges it alone (it keeps most: "Notice to plot holders." is a fact to it).
+# Nothing fitted. In sample (test15 the diagnosis split it was found on, scripts/diagnose_ends.py;
+# test13 and test14 read for it too), statements kept / chatter kept / types / causal precision /
+# recall, before -> after: test15 0.875 / 0.208 / 0.788 / 0.612 / 0.269 -> 0.881 / 0.208 / 0.790
+# / 0.620 / 0.273; test14 0.886 / 0.251 / 0.824 / 0.699 / 0.286 -> 0.887, the rest unchanged;
+# test13 and train ... test12 pooled (0.942 / 0.072 / 0.930 / 0.917 / 0.582) unchanged. LoCoMo
+# held out (eval_extract.py --folds loo, the folds' thresholds as before): 0.849 / 0.405 / 1.26
+# unchanged, 1,092 -> 1,094 memories. Measured and not kept: the heading dropped instead of
+# judged (test15 chatter kept 0.208 -> 0.191, but statements kept 0.881 -> 0.878 and precision
+# 0.620 -> 0.615: telegraphic statements are verbless too, "Under the scope, yes, rods
+# everywhere."); a first reading without the full stop, pronoun and "'s" conditions (the same
+# labelled figures, LoCoMo 1,095 memories, 1.27 a kept turn: "Luna and Oliver!", "Your art's
+# amazing, Caroline." set apart from what follows).
+def _heading(sent: Any) -> bool:
+    """Whether a sentence is a heading, a noun phrase with no verb of its own, said flatly
+    ("Announcement for the novice squad.", "Handover for bay 3.", "Couple of things on #812.",
+    "Bad news from Hurtigruten."): its root a noun, a name or a number, ending in a full stop or a
+    colon (an exclamation, "Great news, John!", is a reaction, not an announcement), with no
+    verb, no finite auxiliary, no personal pronoun and no "'s" in it (the small parser takes the
+    copula of "Pottery's so relaxing." for a possessive, and a verb it mistags for a noun leaves
+    its subject: "I color-code achievements")."""
+    words = [t for t in sent if not t.is_space]
+    if sent.root.pos_ not in ("NOUN", "PROPN", "NUM") or not words or words[-1].text not in (".", ":"):
+        return False
+    return not any(t.pos_ == "VERB" or (t.pos_ == "AUX" and t.tag_ in ("VBZ", "VBP", "VBD", "MD")) or t.tag_ == "PRP"
+                   or t.lower_ in ("'s", "’s") for t in sent)
+
+
+def _announces(prev: Candidate, sent: Any) -> bool:
+    """Whether a candidate is only a heading (``_heading``) and the sentence after it a clause
+    with its own subject: the statement the heading announces."""
+    return len(prev.spans) == 1 and not prev.accepts and _heading(prev.spans[0]) and _subject(sent) is not None
 
 
 # Issue #16, twelfth round: a second statement in the same turn. In sample on the labelled splits
