@@ -76,6 +76,11 @@ test_causal_readings.py, test_causal_replies.py: scores 0.48 ... 0.55 where the 
 gives 0.83 ... 0.92), and the answered-path refit two (the step answering the situation set out
 before it, 0.46; the fix answering another speaker's diagnosis, 0.55). The fresh writers label
 such answered links wrong about half the time; the issue's phrasing tests say they are links.
+With the fresh rows' weight chosen from 1 ... 10 or 1 ... 3 instead (``--weights``; ``--scope all``
+refits the whole filter), the fits on both fresh splits keep the precision gain (cross-fitted
+pooled 0.704 ... 0.727) and still drop 2 to 6 of the 24 filtered links the phrasing tests'
+conversations make (the step answering the situation and the fix answering the diagnosis in
+every one of them; the step naming a report, a "so" opening, "because of that" in some).
 Lowering the threshold until those tests pass would be a choice made on the tests; not done.
 Other variants measured and not kept: refits without weighting fresh rows up (w 1: AUC 0.63 /
 0.59), a head fitted on the other fresh split alone (AUC 0.673 / 0.675; a small input set
@@ -385,7 +390,8 @@ def pr_curve(fr: Fresh, shipped: dict) -> None:
         print(f"  >= {t:.2f}: {m:4d} links  {fmt(m, r, g, n)}")
 
 
-def ship(data: dict[str, T.Split], shipped: dict, out: Path) -> None:
+def ship(data: dict[str, T.Split], shipped: dict, out: Path, weights: tuple[float, ...] = (1.0, 3.0, 10.0, 30.0),
+         scope: str = "ans") -> None:
     """The answered-path head (``c17ans-p@r``) fitted on the 17 splits plus both fresh splits
     (their rows weighted w), w, ridge and threshold chosen by the highest pooled precision at
     recall >= ``RECALL_FLOOR`` over the fresh splits' cross-fitted scores (5 conversation groups
@@ -405,11 +411,11 @@ def ship(data: dict[str, T.Split], shipped: dict, out: Path) -> None:
         return fit_weighted(x, y, wt, l2)
 
     best = (0.0, 0.0, 0.0, -1.0)
-    for w in (1.0, 3.0, 10.0, 30.0):
+    for w in weights:
         for l2 in (0.3, 1.0, 3.0, 10.0):
             scs = []
             for fr in fresh:
-                ans = np.asarray([p.startswith("ans-") for p in fr.s.path])
+                ans = np.asarray([p.startswith("ans-") or scope == "all" for p in fr.s.path])
                 sc = np.zeros(len(fr.s.right))
                 for g in groups(fr):
                     rows = np.asarray([c in g for c in fr.s.conv], dtype=bool)
@@ -430,6 +436,12 @@ def ship(data: dict[str, T.Split], shipped: dict, out: Path) -> None:
         print(f"  cross-fitted {fr.s.name}: {fmt(*k)}")
     head = fit_all(w, l2, set())
     names = link_head.feature_names()
+    if scope == "all":
+        np.savez(out, names=np.asarray(names), mean=head["mean"], scale=head["scale"], w=head["w"], b=head["b"],
+                 threshold=np.asarray(t), splits=np.asarray(list(SHIPPED_ON) + list(FRESH)),
+                 fresh_weight=np.asarray(w), ridge=np.asarray(l2))
+        print(f"wrote {out}: the whole filter refitted, w {w:g} ridge {l2:g} threshold {t:.3f}, cross-fitted pooled precision {p:.3f}")
+        return
     arrays = {k: shipped[k] for k in shipped if not k.startswith("ans_")}
     arrays.update(ans_mean=head["mean"], ans_scale=head["scale"], ans_w=head["w"], ans_b=head["b"],
                   ans_threshold=np.asarray(t), ans_splits=np.asarray(list(SHIPPED_ON) + list(FRESH)),
@@ -444,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache", required=True)
     ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--weights", default="1,3,10,30", help="the fresh rows' weights --write chooses from")
+    ap.add_argument("--scope", default="ans", choices=("ans", "all"), help="--write: refit the answered paths' head or the whole filter")
     ap.add_argument("--head", default=None, help="the cue filter's weights (default: the shipped links.npz)")
     ap.add_argument("--write", default=None, help="fit the shipped filter (c17-p@r on both fresh splits) and write it here")
     args = ap.parse_args(argv)
@@ -453,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     shipped = link_head.load(Path(args.head)) if args.head else link_head.load()
     assert shipped is not None
     if args.write:
-        ship(data, shipped, Path(args.write))
+        ship(data, shipped, Path(args.write), tuple(float(v) for v in args.weights.split(",")), args.scope)
         return 0
     fresh = {n: Fresh(data[n]) for n in FRESH}
     old = [data[n] for n in SHIPPED_ON]
