@@ -51,7 +51,14 @@ speaker's diagnosis, the step answering a report), so it is not shipped; the wei
 17-split fit. The learned pair scorer measured this round against this filter is
 ``scripts/train_pairs.py`` (not shipped; its docstring has the table).
 
-Never give it LoCoMo, nor a split not yet scored once: test16, test17 and any later one are
+Seventeenth round: test16 added to SPENT and the folds (both fresh splits' proposals collected
+with the code at a0d65af). What a filter can do on a new writer's text, cross-fitted between
+test15 and test16, is ``scripts/measure_links17.py`` (its docstring has the table): the shipped
+filter barely ranks there (AUC 0.61 / 0.58), and the only variants that raised precision on both
+folds beyond noise (a refit with the fresh rows weighted up, whole or on the answered paths only)
+drop links the hand-written phrasing tests hold, so the shipped weights stay the 17-split fit.
+
+Never give it LoCoMo, nor a split not yet scored once: test17, test18 and any later one are
 refused (``main`` accepts only the splits in ``SPENT``).
 """
 
@@ -73,8 +80,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11", "test12", "test13", "test14", "test15")
-FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15")
+         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16")
+FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16")
 L2S = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # ridge on the standardised inputs: chosen nested with the threshold
 BETA = 0.5  # F-beta the threshold maximises: precision weighs twice recall (#16's goal is precision 0.9)
 
@@ -289,7 +296,7 @@ def forward(data: dict[str, Split], folds: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test16 or later)")
+    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test17 or later)")
     ap.add_argument("--cache", default=None, help="a folder keeping the collected examples between runs (under /tmp)")
     ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "links.npz"))
     ap.add_argument("--no-write", action="store_true", help="print the figures, write no head")
