@@ -1,5 +1,5 @@
 """The sixteenth round's pair-scorer measurement (scripts/train_pairs.py) refuses the fresh
-splits as the link filter's training script does, and both now take test15, spent this round (test16 since the seventeenth).
+splits as the link filter's training script does, and both now take test15, spent this round (test16 since the sixteenth round scored test17).
 Its quality is in the script's docstring (forward chaining, measured, not shipped)."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_the_pair_script_refuses_the_fresh_splits(split: str) -> None:
 
 @pytest.mark.parametrize("name", ["train_pairs", "train_links"])
 def test_test15_is_spent(name: str) -> None:
-    # Since the seventeenth round test16 is spent too (tests/test_links17.py); test17 never is here.
+    # Since the sixteenth round test16 is spent too (tests/test_links17.py); test17 never is here.
     module = _script(name)
     assert "test15" in module.SPENT and "test15" in module.FOLDS
     assert not {"test17", "test18"} & set(module.SPENT)

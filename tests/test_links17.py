@@ -1,4 +1,4 @@
-"""The seventeenth round's link measurement: test16 is spent (the link filter's and the pair
+"""The sixteenth round's link measurement: test16 is spent (the link filter's and the pair
 scorer's training scripts take it, and the cross-fitted measurement reads it as one of its two
 fresh splits), test17 and test18 are refused; the weighted fit the measurement refits the filter
 with is the filter's own fit when every weight is 1, and a weight of k counts a row k times.
