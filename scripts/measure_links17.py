@@ -179,26 +179,8 @@ def thr_p90(fr: Fresh, sc: np.ndarray, min_right: int = 5) -> float:
 
 
 def fit_weighted(x: np.ndarray, y: np.ndarray, wt: np.ndarray, l2: float) -> dict[str, np.ndarray]:
-    """``train_links.fit`` with a weight per row (the same standardisation and Newton steps)."""
-    mean = np.average(x, axis=0, weights=wt)
-    scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=wt))
-    scale[scale < 1e-9] = 1.0
-    binary = np.all((x == 0) | (x == 1), axis=0)
-    scale[binary] = 1.0
-    z = (x - mean) / scale
-    a = np.hstack([z, np.ones((len(z), 1))])
-    w = np.zeros(a.shape[1])
-    reg = np.full(a.shape[1], l2)
-    reg[-1] = 0.0
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-(a @ w)))
-        grad = a.T @ (wt * (p - y)) + reg * w
-        hess = (a * (wt * p * (1 - p))[:, None]).T @ a + np.diag(reg) + 1e-9 * np.eye(a.shape[1])
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return {"mean": mean, "scale": scale, "w": w[:-1], "b": np.asarray(w[-1])}
+    """``train_links.fit`` with a weight per row."""
+    return T.fit(x, y, l2, weights=wt)
 
 
 def groups(fr: Fresh, k: int = 5) -> list[list[str]]:

@@ -177,10 +177,12 @@ def cached(folder: str | None, split: str) -> Split:
     return data
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float) -> dict[str, np.ndarray]:
-    """L2-regularised logistic regression on standardised inputs (Newton's method)."""
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
+def fit(x: np.ndarray, y: np.ndarray, l2: float, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """L2-regularised logistic regression on standardised inputs (Newton's method); ``weights``
+    counts a row that many times (``scripts/measure_links17.py`` weights fresh rows up)."""
+    wt = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=float)
+    mean = np.average(x, axis=0, weights=wt)
+    scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=wt))
     scale[scale < 1e-9] = 1.0
     # Yes/no inputs (the path, the types, the flags) stay on their 0/1 scale, centred only:
     # standardised, a path seen a dozen times would get a large input and the ridge would hold
@@ -194,8 +196,8 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float) -> dict[str, np.ndarray]:
     reg[-1] = 0.0
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-(a @ w)))
-        grad = a.T @ (p - y) + reg * w
-        hess = (a * (p * (1 - p))[:, None]).T @ a + np.diag(reg) + 1e-9 * np.eye(a.shape[1])
+        grad = a.T @ (wt * (p - y)) + reg * w
+        hess = (a * (wt * p * (1 - p))[:, None]).T @ a + np.diag(reg) + 1e-9 * np.eye(a.shape[1])
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-8:
