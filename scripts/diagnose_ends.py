@@ -37,7 +37,6 @@ statements the parser left in one unpunctuated sentence. After the heading rule 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 from collections import Counter
@@ -46,17 +45,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-_TOK = re.compile(r"[a-z0-9]+")
-
-
-def toks(text: str) -> list[str]:
-    return _TOK.findall(text.lower())
+from tests.labelled_set import _tokens  # noqa: E402  (the words unit_of compares)
 
 
 def covers(text: str, unit_text: str, share: float = 0.6) -> bool:
-    have = set(toks(text))
-    want = set(toks(unit_text))
-    return bool(want) and len(want & have) / len(want) >= share
+    want = _tokens(unit_text)
+    return bool(want) and len(want & _tokens(text)) / len(want) >= share
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,11 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         counts: Counter[str] = Counter()
         gold_ends = 0
         for conv, rec, row in zip(convs, record, stored, strict=True):
-            ends = []
-            for a, b in conv.links():
-                for u in (a, b):
-                    if all(u is not e for e in ends):
-                        ends.append(u)
+            ends = list({id(u): u for pair in conv.links() for u in pair}.values())
             mems = row["memories"]
             for u in ends:
                 gold_ends += 1

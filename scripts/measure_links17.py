@@ -1,4 +1,4 @@
-"""Seventeenth round: how far can the causal-link filter's precision be pushed on a new writer's
+"""Sixteenth round: how far can the causal-link filter's precision be pushed on a new writer's
 text? Cross-fitted between the two fresh splits test15 and test16 (the rules were never tuned on
 either: their proposals under the current code are the fresh distribution). Every setting is
 chosen on one of them and scored on the other; a bootstrap over the scored split's conversations
@@ -149,18 +149,8 @@ class Fresh:
         return made, right, gold, near
 
 
-def f05(made: int, right: int, gold: int) -> float:
-    return T.fbeta(made, right, gold)
-
-
 def thr_f05(fr: Fresh, sc: np.ndarray) -> float:
-    best, best_t = -1.0, 0.0
-    for t in sorted({0.0, *np.round(sc, 4).tolist()}):
-        m, r, g, _ = fr.tally(sc >= t)
-        f = f05(m, r, g)
-        if f > best + 1e-12:
-            best, best_t = f, t
-    return best_t
+    return T.choose_threshold([fr.s], [sc])
 
 
 def thr_p90(fr: Fresh, sc: np.ndarray, min_right: int = 5) -> float:
@@ -234,7 +224,7 @@ def choose_refit(old: list[T.Split], fr: Fresh, weights: tuple[float, ...] = (1.
                 continue
             t = thr_f05(fr, sc)
             m, r, gd, _ = fr.tally(sc >= t)
-            f = f05(m, r, gd)
+            f = T.fbeta(m, r, gd)
             if f > best[3] + 1e-12:
                 best = (w, l2, t, f)
     return best[:3]
@@ -311,7 +301,7 @@ def variants(tune: Fresh, test: Fresh, shipped: dict, old: list[T.Split], old18:
 
 
 def fmt(m: int, r: int, g: int, n: int) -> str:
-    return f"P {r / max(1, m):.3f} R {r / max(1, g):.3f} ({r}/{m}, gold {g}) near {n} F0.5 {f05(m, r, g):.3f}"
+    return f"P {r / max(1, m):.3f} R {r / max(1, g):.3f} ({r}/{m}, gold {g}) near {n} F0.5 {T.fbeta(m, r, g):.3f}"
 
 
 def boot(fr: Fresh, keep: np.ndarray, base: np.ndarray, rng: np.random.Generator) -> tuple[float, float, float, float]:

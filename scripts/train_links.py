@@ -51,7 +51,7 @@ speaker's diagnosis, the step answering a report), so it is not shipped; the wei
 17-split fit. The learned pair scorer measured this round against this filter is
 ``scripts/train_pairs.py`` (not shipped; its docstring has the table).
 
-Seventeenth round: test16 added to SPENT and the folds (both fresh splits' proposals collected
+Sixteenth round, after test15 and test16 were scored: test16 added to SPENT and the folds (both fresh splits' proposals collected
 with the code at a0d65af). What a filter can do on a new writer's text, cross-fitted between
 test15 and test16, is ``scripts/measure_links17.py`` (its docstring has the table): the shipped
 filter barely ranks there (AUC 0.61 / 0.58), and the only variants that raised precision on both

@@ -9,7 +9,7 @@ Variants: (a) a per-class bias offset added to the logits (multinomial log-loss,
 threshold chosen on the other split. Reported with the runtime's overrides (chatter -> rules,
 a reasoned rules' decision stays). Bootstrap over conversations for noise.
 
-Seventeenth round (the shipped 17-split head, the code of 823a1bc; typed candidates as
+Sixteenth round (the shipped 17-split head, the code of 823a1bc; typed candidates as
 ``train_types.collect`` makes them, so the figures are per candidate, not ``eval_labelled``'s):
 shipped head test15 653 / 834 (0.783), test16 633 / 780 (0.812); rules alone 539 / 518.
 Both fresh splits show the same mild shift: fact predicted 322 / 306 against gold 302 / 279,
@@ -67,24 +67,16 @@ OLD = ("test12", "test13", "test14")
 
 
 def scores(h: Any, ex: list[Any]) -> np.ndarray:
-    x = np.stack([e.row(h.parts) for e in ex])
-    z = (x - h.mean) / h.scale
-    return np.asarray(z @ h.weights.T + h.bias, dtype=np.float64)
+    return np.asarray(h.scores(np.stack([e.row(h.parts) for e in ex])), dtype=np.float64)
 
 
 def decide(ex: list[Any], logits: np.ndarray, offset: np.ndarray | None = None, temp: float = 1.0,
            margin: float | None = None) -> list[str]:
     s = logits / temp + (0 if offset is None else offset)
     top = np.argsort(-s, axis=1)
-    out = []
-    for e, row, o in zip(ex, s, top, strict=True):
-        p = type_head.CLASSES[o[0]]
-        if margin is not None and row[o[0]] - row[o[1]] < margin:
-            p = e.rule
-        if p == "chatter" or (type_head.KEEP_REASONED and e.rule == "decision" and p != e.rule and e.reasoned):
-            p = e.rule
-        out.append(p)
-    return out
+    picks = [e.rule if margin is not None and row[o[0]] - row[o[1]] < margin else type_head.CLASSES[o[0]]
+             for e, row, o in zip(ex, s, top, strict=True)]
+    return tt.runtime_types(ex, picks, keep_reasoned=type_head.KEEP_REASONED)  # what retype makes of them
 
 
 def acc(ex: list[Any], got: list[str]) -> tuple[int, int]:

@@ -270,13 +270,17 @@ class TypeHead:
         name = Path(str(getattr(embedder, "name", ""))).name
         return dim == self.dim and name == self.model
 
+    def scores(self, rows: np.ndarray) -> np.ndarray:
+        """A score per type (``classes`` order) for each row."""
+        z = (np.asarray(rows, dtype=np.float32) - self.mean) / self.scale
+        return np.asarray(z @ self.weights.T + self.bias)
+
     def predict(self, rows: np.ndarray) -> list[MemoryType | None]:
         """The type for each row; None where the head calls it chatter."""
         if not len(rows):
             return []
-        z = (np.asarray(rows, dtype=np.float32) - self.mean) / self.scale
-        scores = z @ self.weights.T + self.bias
-        return [None if self.classes[i] == CHATTER else MemoryType(self.classes[i]) for i in np.argmax(scores, axis=1)]
+        return [None if self.classes[i] == CHATTER else MemoryType(self.classes[i])
+                for i in np.argmax(self.scores(rows), axis=1)]
 
 
 _loaded: dict[Path, TypeHead | None] = {}
