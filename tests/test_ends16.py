@@ -9,13 +9,9 @@ from __future__ import annotations
 import pytest
 
 from mnemo.nlp import extract
-from mnemo.nlp.entities import nlp
 
 from .labelled_set import ingest_turns
-
-
-def _first_sentence(text: str):  # type: ignore[no-untyped-def]
-    return next(iter(nlp()(text).sents))
+from .statement_filter import first_sentence
 
 
 @pytest.mark.parametrize("text", [
@@ -25,7 +21,7 @@ def _first_sentence(text: str):  # type: ignore[no-untyped-def]
     "Couple of things on #812.",
 ])
 def test_a_verbless_noun_phrase_said_flatly_is_a_heading(text: str) -> None:
-    assert extract._heading(_first_sentence(text))
+    assert extract._heading(first_sentence(text))
 
 
 @pytest.mark.parametrize("text", [
@@ -35,7 +31,7 @@ def test_a_verbless_noun_phrase_said_flatly_is_a_heading(text: str) -> None:
     "Her name's Coco",
 ])
 def test_a_clause_or_an_exclamation_is_not_a_heading(text: str) -> None:
-    assert not extract._heading(_first_sentence(text))
+    assert not extract._heading(first_sentence(text))
 
 
 @pytest.mark.parametrize(("heading", "statement"), [

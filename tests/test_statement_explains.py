@@ -11,13 +11,10 @@ import json
 
 import pytest
 
-from mnemo.nlp.entities import nlp
 from mnemo.nlp.extract import keep_sentence, trim
 from mnemo.nlp.statement import reaction, reports
 
-
-def _sent(text: str):  # type: ignore[no-untyped-def]
-    return next(iter(nlp()(text).sents))
+from .statement_filter import first_sentence
 
 
 @pytest.mark.parametrize("text", [
@@ -27,18 +24,18 @@ def _sent(text: str):  # type: ignore[no-untyped-def]
     "Water only on the bike now.",
 ])
 def test_explanations_and_answers_are_not_reactions(text: str) -> None:
-    assert not reaction(_sent(text))
+    assert not reaction(first_sentence(text))
 
 
 @pytest.mark.parametrize("text", ["That's so cool!", "Wow, nice spot!", "It was an awesome feeling.", "Great job on the presentation.",
                                   "Such a lovely photo."])
 def test_reactions_stay_reactions(text: str) -> None:
-    assert reaction(_sent(text))
+    assert reaction(first_sentence(text))
 
 
 def test_that_is_why_reports() -> None:
-    assert reports(_sent("The pipes are old, that's why."))
-    assert not reports(_sent("Lunch was nice today."))
+    assert reports(first_sentence("The pipes are old, that's why."))
+    assert not reports(first_sentence("Lunch was nice today."))
 
 
 def test_a_greeting_in_front_does_not_hide_the_statement() -> None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from mnemo.nlp import conversation
-from mnemo.nlp.entities import nlp
 from mnemo.nlp.extract import candidates
 from mnemo.nlp.statement import REPORTS, evidence, reaction
+
+from .statement_filter import first_sentence
 
 pytestmark = pytest.mark.slow
 
@@ -31,20 +32,17 @@ REACTIONS = [
 ]
 
 
-def _sent(text: str):  # type: ignore[no-untyped-def]
-    return next(iter(nlp()(text).sents))
-
 
 @pytest.mark.parametrize("text", REPORTS_IN_A_REACTION_FRAME)
 def test_a_report_in_a_reaction_frame_is_not_a_reaction(text: str) -> None:
-    sent = _sent(text)
+    sent = first_sentence(text)
     assert evidence(sent) >= REPORTS
     assert not reaction(sent)
 
 
 @pytest.mark.parametrize("text", REACTIONS)
 def test_reactions_stay_reactions(text: str) -> None:
-    assert reaction(_sent(text))
+    assert reaction(first_sentence(text))
 
 
 def test_the_report_becomes_a_candidate_and_the_reactions_do_not() -> None:
