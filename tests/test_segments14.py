@@ -14,8 +14,8 @@ import pytest
 from mnemo.nlp.extract import _another_act, _speaker_act
 
 from .labelled_set import causal_pairs, ingest_turns
+from .statement_filter import first_sentence
 from .test_extract_segments import _parts
-from .test_statement_explains import _sent
 
 
 @pytest.mark.parametrize(("first", "second"), [
@@ -31,7 +31,7 @@ def test_the_speakers_act_without_its_subject_after_a_thing_is_its_own_memory(fi
     "Yes, replaced the connector, SWR is back to 1.3.",
 ])
 def test_a_subjectless_past_verb_with_an_object_is_a_speaker_act(text: str) -> None:
-    assert _speaker_act(_sent(text))
+    assert _speaker_act(first_sentence(text))
 
 
 @pytest.mark.parametrize("text", [
@@ -41,7 +41,7 @@ def test_a_subjectless_past_verb_with_an_object_is_a_speaker_act(text: str) -> N
     "Replaced by the landlord last year.",
 ])
 def test_a_participle_that_is_no_act_is_not_a_speaker_act(text: str) -> None:
-    assert not _speaker_act(_sent(text))
+    assert not _speaker_act(first_sentence(text))
 
 
 @pytest.mark.parametrize("text", [
@@ -73,7 +73,7 @@ def test_and_with_another_act_after_a_decision_is_its_own_memory() -> None:
 
 @pytest.mark.parametrize("text", ["And the lake was cold.", "And I might go again."])
 def test_and_before_a_story_a_state_or_a_plan_is_not_another_act(text: str) -> None:
-    assert not _another_act(_sent(text))
+    assert not _another_act(first_sentence(text))
 
 
 def test_and_after_the_speakers_story_stays_one_memory() -> None:
