@@ -735,6 +735,9 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             # takes it up answers the problem the advice was about (eleventh round: a wrong link of
             # test9; the labelled splits type every "you could / should" advice as chatter).
             close = [c for c in close if not _advice(c, new)]
+            # Nor is a question, marked with "?" or not ("the hall's function room is upstairs
+            # right", "how many chillies did u put"): it asks, it tells no reason (``_asks``).
+            close = [c for c in close if not _asks(said(c))]
             if close and close[0].type == MemoryType.SESSION_NOTE:
                 # What someone is working on is no cause (none of the spent splits' 791 links has
                 # one); said just before, it leaves what the cue points back to out of reach
@@ -744,6 +747,12 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                 # "To stop it happening again": what happened is a problem or an event, not the
                 # step taken about it just before ("I've refunded all three").
                 problems = [c for c in close if c.type == MemoryType.DEBUG_LOG or (c.type == MemoryType.FACT and mishap(said(c)))]
+                if not problems:
+                    # A mishap told in words outside the mishap vocabulary ("a suitcase strap got
+                    # caught in the merge and the motor overload tripped") is still something that
+                    # happened; a status said after it ("Belt 4's back in 30 minutes") is not what
+                    # "so it can't happen again" is about (``_past``).
+                    problems = [c for c in close if c.type == MemoryType.FACT and _past(said(c))]
                 events = [c for c in close if c.type in (MemoryType.DEBUG_LOG, MemoryType.FACT)]
                 if problems:
                     # ... or the other speaker's diagnosis of it, said after it, when the step
@@ -952,8 +961,10 @@ def _agreed_to(new: Memory, recent_first: Sequence[Memory]) -> Memory | None:
     close = [c for c in recent_first[:ANAPHOR_MAX_TURNS] if _close(c, new)]
     if not close or _speaker(close[0]) == _speaker(new) or said(close[0]).rstrip().endswith("?"):
         return None
+    if _asks(said(close[0])):
+        return None
     context = new.meta.get("context") if isinstance(new.meta, dict) else None
-    if isinstance(context, str) and context.rstrip().endswith("?"):
+    if isinstance(context, str) and _asks(context):
         # "yes" to a question ("the japan trip is in june right?", stored without its tag) answers
         # it; it agrees to nothing (eighth round: a wrong link of test7).
         return None
@@ -1019,6 +1030,7 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
     best: tuple[int, int, int] = (0, 0, 0)
     target: Memory | None = None
     close = [c for c in recent_first[: 2 * ANAPHOR_MAX_TURNS] if _close(c, new)]
+    close = [c for c in close if not _asks(said(c))]  # a question, marked or not, is never a cause
     for i, old in enumerate(close):
         if old.type not in (MemoryType.DEBUG_LOG, MemoryType.FACT):
             continue
@@ -1127,7 +1139,9 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
     # Else the latest plain fact about the same thing: "The doctor says I'm borderline
     # diabetic." ... "I've cut out sugary drinks completely."
     if related is not None:
-        return next((old for old in before if old.type == MemoryType.FACT and related(new, old) >= RELATED_MIN), None), "ans-related"
+        facts = [(related(new, old), old) for old in before if old.type == MemoryType.FACT]
+        facts = [(v, old) for v, old in facts if v >= RELATED_MIN]
+        return (max(facts, key=lambda vc: vc[0])[1] if facts else None), "ans-related"
     return None, ""
 
 
@@ -1297,3 +1311,62 @@ def _best(want: Terms, candidates: Sequence[Memory], want_stems: set[str] | None
         if score >= MIN_OVERLAP and score > best:
             best, target = score, old
     return target
+
+
+_TAG_END = re.compile(r"(?:,\s*|\s+)(?:right|eh|innit|isn['’]?t (?:it|that|she|he)|aren['’]?t (?:they|we|you)|wasn['’]?t (?:it|that)|"
+                      r"don['’]?t (?:you|we|they)|didn['’]?t (?:you|we|they|it|he|she)|won['’]?t (?:it|they|you))\W*$", re.I)
+_NOT_TAG = frozenset({"turn", "turned", "all", "that's", "it's", "get", "got", "just", "exactly", "the", "to", "on", "left", "go", "keep",
+                      "far", "up", "done", "do", "did", "is", "was", "be", "right", "alright", "bottom", "top", "me", "it", "that", "you"})
+_WH = frozenset({"WRB", "WP", "WDT", "WP$"})
+_OPENERS = frozenset({"so", "ok", "okay", "and", "but", "oh", "hm", "hmm", "um", "wait", "well", "also", "then"})
+
+
+@functools.lru_cache(maxsize=2048)
+def _asks(text: str) -> bool:
+    """A question, marked with "?" or not."""
+    t = text.strip()
+    if not t:
+        return False
+    if t.endswith("?"):
+        return True
+    tag = _TAG_END.search(t)
+    if tag:
+        before = t[: tag.start()].split()
+        if before and not re.search(r"[,;:]", t[: tag.start()]) and re.sub(r"\W", "", before[-1].lower().replace("’", "'")) not in {re.sub(r"\W", "", w) for w in _NOT_TAG}:
+            return True
+    doc = _doc(t)
+    toks = [tok for tok in doc if not tok.is_punct and tok.pos_ != "INTJ"]
+    while toks and toks[0].lower_ in _OPENERS:
+        toks = toks[1:]
+    if not toks:
+        return False
+    first = toks[0]
+    if first.tag_ in _WH:
+        for a, b in zip(toks, toks[1:], strict=False):
+            if a.lower_ in _AUX_WORDS and b.dep_ in ("nsubj", "nsubjpass", "expl"):
+                return True
+        return False
+    return first.pos_ == "AUX" and first.lower_ in _AUX_WORDS and len(toks) > 1 and toks[1].dep_ in ("nsubj", "nsubjpass", "expl")
+
+
+_AUX_WORDS = frozenset({"do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would", "should", "shall", "have", "has",
+                        "had", "am", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't", "didn't", "doesn't", "don't",
+                        "won't", "can't", "couldn't", "wouldn't", "shouldn't", "haven't", "hasn't"})
+
+
+@functools.lru_cache(maxsize=2048)
+def _past(text: str) -> bool:
+    """Whether the statement's main clause tells something that happened (a past or a present
+    perfect main verb)."""
+    for tok in _doc(text.strip()):
+        if tok.dep_ != "ROOT":
+            continue
+        for v in (tok, *[c for c in tok.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]):
+            if v.tag_ == "VBD":
+                return True
+            if v.tag_ == "VBN" and any(c.dep_ in ("aux", "auxpass") and c.lower_ in ("has", "have", "had", "'ve", "’ve", "'s", "’s", "got", "was", "were", "get", "gets")
+                                       for c in v.children):
+                return True
+        return False
+    return False
+
