@@ -1460,6 +1460,8 @@ def _states(text: str) -> bool:
     for clause in clauses:
         doc = _doc(clause)
         if not any(t.pos_ in ("VERB", "AUX") for t in doc):
+            if any(t.dep_ == "nsubj" and t.lower_ in _FIRST_PERSON for t in doc):
+                return False  # "I only book rooms with free cancellation": a verb the tagger read as a noun
             continue
         root = next(t for t in doc if t.dep_ == "ROOT")
         if any(c.dep_ == "aux" and c.lower_ in _FUTURE for c in root.children):
