@@ -4,8 +4,8 @@ on hand-written conversations: a question, marked with "?" or not, is never a ca
 can't happen again" links the mishap it prevents, told in words outside the mishap vocabulary,
 past a status said after it; the answer-related path takes the most related fact; a second step
 added after a first one answers the earlier statement it names; a "decision" that only states
-how things are answers no mishap. Each engine test fails on the eighteenth round's rules (main
-at fe05539)."""
+how things are answers no mishap; a step told as taken long ago answers nothing said now; "so
+anyway" moves on. Every test here fails on the eighteenth round's rules (main at fe05539)."""
 
 from __future__ import annotations
 
@@ -99,3 +99,39 @@ def test_a_statement_of_how_things_are_answers_no_mishap(real_engine) -> None:
     # A step said with a state keeps its link: "the float is stuck, I'll ..." takes a step.
     assert not rules._states("the float valve is stuck, I'll give him buckets till it's fixed")
     assert rules._states("The HDMI run is 20 metres, too long without a booster.")
+
+
+def test_a_step_taken_long_ago_answers_nothing_said_now(real_engine) -> None:
+    types, pairs = turn_links(real_engine, [
+        ("Receptionist Ms Lee", "Good evening Mr Park, I'm afraid the double room you booked isn't available, a pipe burst in the bathroom above it."),
+        ("Mr Park", "I booked it three months ago."),
+    ], "long-ago")
+    assert pairs == set(), (types, pairs)
+
+
+def test_so_anyway_moves_on(real_engine) -> None:
+    types, pairs = turn_links(real_engine, [
+        ("Dev", "Also the retry loop has no backoff, so ten retries in a row hammer the payment API."),
+        ("Ana", "So, anyway, the payment API allows 100 requests a minute per key."),
+    ], "so-anyway")
+    assert pairs == set(), (types, pairs)
+
+
+def test_a_question_trimmed_to_a_statement_is_still_read_as_asked() -> None:
+    from mnemo.models import Memory, MemoryType
+    from mnemo.nlp.fingerprint import fingerprint_texts
+
+    def memory(i: int, speaker: str, text: str, kind: MemoryType, context: str | None) -> Memory:
+        content = f"{speaker}: {text}"
+        fp = fingerprint_texts([content], [kind])[0]
+        meta: dict = {"speaker": speaker, "turn": i, "part": 0, **({"context": context} if context else {})}
+        return Memory(id=f"m{i:02d}-0000-0000", content=content, type=kind, fingerprint=fp, session_id="s", wing="s",
+                      created_at=1_770_000_000.0 + 60 * i, meta=meta)
+
+    # Ingest stores "The shop's opening hours changed too, right?" as "... changed too." (the
+    # tag question trimmed); the turn after it holds the turn's own text.
+    old = memory(0, "Gil", "The shop's opening hours changed too.", MemoryType.FACT, None)
+    asked = memory(1, "Tess", "Yeah, we close at 5 on Saturdays now.", MemoryType.DECISION, "The shop's opening hours changed too, right?")
+    told = memory(1, "Tess", "Yeah, we close at 5 on Saturdays now.", MemoryType.DECISION, "The shop's opening hours changed too.")
+    assert rules._asked_in_turn(old, asked, [old])
+    assert not rules._asked_in_turn(old, told, [old])
