@@ -13,6 +13,7 @@ reading scored against the second) and a 95% bootstrap interval over conversatio
     .venv/bin/python scripts/agreement.py tests/labelled/test17.txt tests/labelled/second/test17.txt
     .venv/bin/python scripts/agreement.py FIRST SECOND --json
     .venv/bin/python scripts/agreement.py FIRST SECOND --decision-effects   # only links into decisions
+    .venv/bin/python scripts/agreement.py FIRST SECOND --ingest   # and `ingest` on the same conversations
 
 The two files must hold the same units in the same order for every conversation they share
 (the second reading is made from the first's text with the labels removed); a conversation
@@ -94,12 +95,15 @@ KEYS = ("statements_kept", "chatter_kept", "type_accuracy", "link_precision", "l
 
 
 def report(pairs: list[tuple[Conversation, Conversation]], decision_effects: bool = False) -> dict:
-    rows = scores(pairs, decision_effects)
+    return summarise(scores(pairs, decision_effects))
+
+
+def summarise(rows: list[Score]) -> dict:
     total = pooled(rows)
     rng = np.random.default_rng(SEED)
     summary = total.summary()
     return {
-        "conversations": len(pairs),
+        "conversations": len(rows),
         "units": total.units,
         "gold_links": total.gold_links,
         "links_made": total.links_made,
@@ -109,12 +113,31 @@ def report(pairs: list[tuple[Conversation, Conversation]], decision_effects: boo
     }
 
 
+def ingested(convs: list[Conversation]) -> dict:
+    """`ingest` (this checkout's code) scored on the same conversations against the first
+    reading, as ``scripts/eval_labelled.py`` scores it, with the same bootstrap interval."""
+    import tempfile
+
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+    from tests.labelled_set import evaluate
+
+    with tempfile.TemporaryDirectory(prefix="mnemo-agreement-") as home:
+        settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
+        with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
+            _, stored = evaluate(m, convs)
+    return summarise([score(conv, row["memories"], row["links"]) for conv, row in zip(convs, stored, strict=True)])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("first", type=Path, help="the reading scored against (a labelled split)")
     ap.add_argument("second", type=Path, nargs="+", help="the second reading (one or more files)")
     ap.add_argument("--decision-effects", action="store_true",
                     help="count only the links a reading draws into a unit it types decision (the splits' convention)")
+    ap.add_argument("--ingest", action="store_true",
+                    help="also score `ingest` (this checkout's code) on the same conversations against the first reading")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     try:
@@ -129,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     de = args.decision_effects
     out = {"second_against_first": report(pairs, de), "first_against_second": report([(b, a) for a, b in pairs], de)}
+    if args.ingest:
+        out["ingest_against_first"] = ingested([a for a, _ in pairs])
     if args.json:
         print(json.dumps(out))
         return 0
