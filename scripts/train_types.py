@@ -304,7 +304,7 @@ def collect(engine: Any, split: str) -> list[Example]:
 
 # The blocks each candidate has on its own; the thread's (``type_head.context_blocks``) are
 # computed from them over its conversation (``with_context``), at collection and from the cache.
-BASE = ("rules", "parse", "cues", "vector")
+BASE = ("rules", "parse", "cues", "agency", "vector")
 
 
 def with_context(examples: list[Example]) -> list[Example]:
@@ -547,9 +547,14 @@ def load_cached(cache: str, split: str) -> list[Example] | None:
     if not f.is_file():
         return None
     with np.load(f, allow_pickle=False) as d:
+        if any(p not in d.files for p in BASE):
+            return None  # a cache written before a block was added: collected anew
         meta = json.loads(str(d["meta"]))
-        return with_context([Example(split, m["conversation"], m["text"], m["label"], m["rule"], {p: d[p][i] for p in BASE},
-                                     m["technical"], m["reasoned"]) for i, m in enumerate(meta)])
+        # Each block read once (``d[p]`` reads the whole array from the file at every access:
+        # indexing it per example kept a copy of the array alive per example).
+        arrays = {p: np.array(d[p]) for p in BASE}
+    return with_context([Example(split, m["conversation"], m["text"], m["label"], m["rule"], {p: arrays[p][i] for p in BASE},
+                                 m["technical"], m["reasoned"]) for i, m in enumerate(meta)])
 
 
 def _blocks() -> tuple[str, ...]:
