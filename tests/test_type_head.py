@@ -101,17 +101,15 @@ def _train_types():
 
 
 def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() -> None:
-    """Sixteenth round: test14 and test15 are spent (in the script's lists, each with the rules as
-    they stood when it was scored once as its rules' input: a311639, cd02c48) but the shipped head
-    stays the fourteenth round's fit on the 17 splits before them (the 18- and 19-split refits were
-    measured and not kept, see ``train_types.py``). Later in the sixteenth round test16 became spent too (its
-    rules' input the fifteenth round's freeze, 8b8be0c). Nineteenth round: test17 is spent (its
-    rules' input the sixteenth round's freeze, 8ab4f65); test18 and test19 are in none of the
-    lists, and the script refuses them."""
+    """Each spent split is in the script's lists with the rules as they stood when it was scored
+    once as its rules' input (test14 a311639, test15 cd02c48, test16 8b8be0c, test17 8ab4f65).
+    Nineteenth round: the shipped head is refitted on all 21 spent splits (the fourteenth round's
+    17-split fit stood through the sixteenth: see ``train_types.py`` for the forward-chained
+    evidence); test18 and test19 are in none of the lists, and the script refuses them."""
     train_types = _train_types()
     head = type_head.head()
     assert head is not None
-    assert set(head.splits) == set(train_types.SPENT) - {"test14", "test15", "test16", "test17"}
+    assert set(head.splits) == set(train_types.SPENT)  # nineteenth round: refitted on all 21 spent splits
     assert "test17" in train_types.SPENT and train_types.FRESH_RULES["test17"] == "8ab4f65" and "test17" in train_types.FOLDS
     assert "test16" in train_types.SPENT and train_types.FRESH_RULES["test16"] == "8b8be0c"
     assert "test15" in train_types.SPENT and train_types.FRESH_RULES["test15"] == "cd02c48" and "test15" in train_types.FOLDS
@@ -124,7 +122,7 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES), head.splits):
         assert "test18" not in names and "test19" not in names
     assert set(train_types.FOLDS) <= set(train_types.SPENT) and set(train_types.FRESH_RULES) <= set(train_types.SPENT)
-    assert head.parts == train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"
+    assert head.parts == train_types.PARTS[0] == "rules,parse,cues,agency,neighbours,vector,thread"
     for fresh in ("test18", "train,test18", "test19", "test17,test18", "test16,test19"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
@@ -140,8 +138,9 @@ def test_the_training_script_fits_what_the_runtime_computes(real_engine, tmp_pat
     examples = train_types.collect(real_engine, "train2")
     assert examples and {e.label for e in examples} <= set(type_head.CLASSES)
     assert {len(e.blocks["cues"]) for e in examples} == {len(type_head.CUE_NAMES)}
+    assert {len(e.blocks["agency"]) for e in examples} == {len(type_head.AGENCY_NAMES)}
     assert {len(e.blocks["neighbours"]) for e in examples} == {2 * len(type_head.TYPES)}
-    for parts in ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,vector", "parse,vector"):
+    for parts in ("rules,parse,cues,agency,neighbours,vector,thread", "rules,parse,cues,neighbours,vector,thread", "parse,vector"):
         heads = []
         for name in ("a.npz", "b.npz"):
             fitted = train_types.fit(examples, parts, 0.1, 5.0)
@@ -215,7 +214,8 @@ def test_the_training_script_reads_the_context_the_runtime_reads() -> None:
 
     def example(conv: str, k: int) -> object:
         blocks = {"rules": eye[k % len(type_head.TYPES)], "parse": np.zeros(len(type_head.PARSE_NAMES), np.float32),
-                  "cues": np.zeros(len(type_head.CUE_NAMES), np.float32), "vector": rng.normal(size=6).astype(np.float32)}
+                  "cues": np.zeros(len(type_head.CUE_NAMES), np.float32), "agency": np.zeros(len(type_head.AGENCY_NAMES), np.float32),
+                  "vector": rng.normal(size=6).astype(np.float32)}
         return train_types.Example("x", conv, "t", ("fact", "decision")[k % 2], "fact", blocks)
 
     examples = train_types.with_context([example("a", 0), example("a", 1), example("b", 2), example("b", 3), example("a", 4)])
