@@ -103,13 +103,14 @@ def _train_types():
 def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() -> None:
     """Each spent split is in the script's lists with the rules as they stood when it was scored
     once as its rules' input (test14 a311639, test15 cd02c48, test16 8b8be0c, test17 8ab4f65).
-    Nineteenth round: the shipped head is refitted on all 21 spent splits (the fourteenth round's
-    17-split fit stood through the sixteenth: see ``train_types.py`` for the forward-chained
-    evidence); test18 and test19 are in none of the lists, and the script refuses them."""
+    The shipped head is still the fourteenth round's fit on the 17 splits before test14: the
+    nineteenth round's refits on all 21 spent splits score higher by forward chaining but each
+    breaks a hand-written behaviour or test13's asserted link recall (see ``train_types.py``);
+    test18 and test19 are in none of the lists, and the script refuses them."""
     train_types = _train_types()
     head = type_head.head()
     assert head is not None
-    assert set(head.splits) == set(train_types.SPENT)  # nineteenth round: refitted on all 21 spent splits
+    assert set(head.splits) == set(train_types.SPENT) - {"test14", "test15", "test16", "test17"}
     assert "test17" in train_types.SPENT and train_types.FRESH_RULES["test17"] == "8ab4f65" and "test17" in train_types.FOLDS
     assert "test16" in train_types.SPENT and train_types.FRESH_RULES["test16"] == "8b8be0c"
     assert "test15" in train_types.SPENT and train_types.FRESH_RULES["test15"] == "cd02c48" and "test15" in train_types.FOLDS
@@ -122,7 +123,8 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES), head.splits):
         assert "test18" not in names and "test19" not in names
     assert set(train_types.FOLDS) <= set(train_types.SPENT) and set(train_types.FRESH_RULES) <= set(train_types.SPENT)
-    assert head.parts == train_types.PARTS[0] == "rules,parse,cues,agency,neighbours,vector,thread"
+    assert head.parts == train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"
+    assert train_types.PARTS[1] == "rules,parse,cues,agency,neighbours,vector,thread"  # measured, not shipped
     for fresh in ("test18", "train,test18", "test19", "test17,test18", "test16,test19"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])

@@ -173,7 +173,7 @@ def cue_features(text: str, spans: Sequence[Any]) -> list[float]:
 # conclusion ("Thursday at half seven then", "in that case ..."); a fact's verb is a state or
 # something that happened to someone. A debug log is a thing's failure: a thing that keeps / started
 # / stopped doing something, or has not worked since. ``AGENCY_NAMES`` names them.
-AGENCY_NAMES = ("we_did", "we_will", "we_doing", "other_acts", "arranged", "concluded", "thing_keeps", "state_only")
+AGENCY_NAMES = ("we_did", "we_will", "we_doing", "other_acts", "arranged", "concluded", "thing_keeps")
 _ACT_EXCLUDED = rules.STATE_VERBS | rules.FAIL_VERBS | rules._TASTE | rules._MISHAP_ACTS
 _MOTION = frozenset({"move", "go", "stay", "switch", "shift", "start", "run", "open", "close", "come", "change"})
 _ASPECT = frozenset({"keep", "start", "stop", "begin", "continue"})
@@ -195,7 +195,6 @@ def _acts(verb: Any) -> bool:
 def agency_features(text: str, spans: Sequence[Any]) -> list[float]:
     """``AGENCY_NAMES``: 1 where some main-clause verb has it."""
     f = dict.fromkeys(AGENCY_NAMES, 0.0)
-    acts = False
     for span in spans:
         for verb in span:
             if verb.pos_ not in ("VERB", "AUX") or not (verb.dep_ in ("ROOT", "conj", "xcomp", "ccomp") and rules._main_clause(verb)):
@@ -205,7 +204,6 @@ def agency_features(text: str, spans: Sequence[Any]) -> list[float]:
             who = subj.lower_ if subj is not None else ""
             ours = rules._first_person_agent(verb)
             act = _acts(verb)
-            acts = acts or act
             future = bool(aux & rules._FUTURE) or (verb.lower_ == "going" and any(c.dep_ == "xcomp" for c in verb.children)) or (
                 verb.dep_ == "xcomp" and verb.head.lower_ in ("going", "gon"))
             done = (verb.tag_ == "VBD" and not aux) or (verb.tag_ == "VBN" and bool(aux & {"have", "has", "'ve", "’ve", "had"})
@@ -233,7 +231,6 @@ def agency_features(text: str, spans: Sequence[Any]) -> list[float]:
                 if aspect or since:
                     f["thing_keeps"] = 1.0
     f["concluded"] = float(bool(_CONCLUDED.search(rules._REPLY.sub("", text.strip()))))
-    f["state_only"] = float(not acts)
     return [f[n] for n in AGENCY_NAMES]
 
 
