@@ -259,3 +259,42 @@ def test_the_thread_decides_what_a_finding_is(real_embedder, tmp_path: Path) -> 
                 res = m.ingest(text, format="json", session_id="s", wing="s")
                 got[name] = [mem["type"] for mem in res["memories"] if target in mem["content"]]
         assert got == {"fault": ["debug_log"], "move": ["fact"]}, target
+
+
+# Written for this test (none from the labelled splits): each sentence and the agency features it
+# has (nineteenth round, ``type_head.agency_features``; measured by forward chaining, not in the
+# shipped head's parts).
+AGENCY = [
+    ("We swapped the Tuesday run for a swim.", {"we_did"}),
+    ("I'll renew the parking permit tonight.", {"we_will"}),
+    ("Let's push the quiz night back a week.", {"we_will"}),
+    ("I'm sanding the back door with the orbital.", {"we_doing"}),
+    ("The council turned down the extension plans.", {"other_acts"}),
+    ("The choir practice has been moved to the library.", {"arranged"}),
+    ("Half nine at the station then.", {"concluded"}),
+    ("The card reader keeps dropping the connection.", {"thing_keeps"}),
+    ("The porch light hasn't worked since the storm.", {"thing_keeps"}),
+    ("My cousin lives near Bristol.", set()),
+    ("The lighthouse was built in 1870.", set()),  # a past passive is history, no arrangement
+]
+
+
+def test_agency_features_say_what_they_name() -> None:
+    for text, want in AGENCY:
+        doc = nlp()(text)
+        got = dict(zip(type_head.AGENCY_NAMES, type_head.agency_features(text, list(doc.sents)), strict=True))
+        assert {n for n, v in got.items() if v} == want, text
+
+
+def test_a_head_without_the_agency_block_reads_rows_as_before() -> None:
+    """Backward compatible: the agency block is computed only where a head's parts name it, so a
+    head fitted before it (main's) gets the same rows as before."""
+    doc = nlp()("The card reader keeps dropping the connection.")
+    spans = list(doc.sents)
+    vector = np.ones(4, np.float32)
+    context = (np.zeros(2 * len(type_head.TYPES), np.float32), np.zeros(4, np.float32))
+    old = type_head.features(MemoryType.FACT, doc.text, spans, vector, "rules,parse,cues,neighbours,vector,thread", context)
+    new = type_head.features(MemoryType.FACT, doc.text, spans, vector, "rules,parse,cues,agency,neighbours,vector,thread", context)
+    n = len(type_head.TYPES) + len(type_head.PARSE_NAMES) + len(type_head.CUE_NAMES)
+    assert len(new) == len(old) + len(type_head.AGENCY_NAMES)
+    assert np.array_equal(new[:n], old[:n]) and np.array_equal(new[n + len(type_head.AGENCY_NAMES):], old[n:])
