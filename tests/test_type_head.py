@@ -104,7 +104,7 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     """Each spent split is in the script's lists with the rules as they stood when it was scored
     once as its rules' input (test14 a311639, test15 cd02c48, test16 8b8be0c, test17 8ab4f65).
     The shipped head is still the fourteenth round's fit on the 17 splits before test14: the
-    nineteenth round's refits on all 21 spent splits score higher by forward chaining but each
+    seventeenth round's refits on all 21 spent splits score higher by forward chaining but each
     breaks a hand-written behaviour or test13's asserted link recall (see ``train_types.py``);
     test18 and test19 are in none of the lists, and the script refuses them."""
     train_types = _train_types()
@@ -262,7 +262,7 @@ def test_the_thread_decides_what_a_finding_is(real_embedder, tmp_path: Path) -> 
 
 
 # Written for this test (none from the labelled splits): each sentence and the agency features it
-# has (nineteenth round, ``type_head.agency_features``; measured by forward chaining, not in the
+# has (seventeenth round, ``type_head.agency_features``; measured by forward chaining, not in the
 # shipped head's parts).
 AGENCY = [
     ("We swapped the Tuesday run for a swim.", {"we_did"}),

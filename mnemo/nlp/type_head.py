@@ -164,7 +164,7 @@ def cue_features(text: str, spans: Sequence[Any]) -> list[float]:
     return [f[n] for n in CUE_NAMES]
 
 
-# Who does what (issue #16, nineteenth round): the parse columns above say the subject and the
+# Who does what (issue #16, seventeenth round): the parse columns above say the subject and the
 # tense apart, and a linear head cannot join them; these join them per verb, each with a reason to
 # hold in any register. A decision is an act of the speaker's side, done or promised ("we swapped
 # the hill session for the bike", "I'll sign tonight", "let's ...", chat's "ordered a Miele"), or
@@ -173,7 +173,7 @@ def cue_features(text: str, spans: Sequence[Any]) -> list[float]:
 # conclusion ("Thursday at half seven then", "in that case ..."); a fact's verb is a state or
 # something that happened to someone. A debug log is a thing's failure: a thing that keeps / started
 # / stopped doing something, or has not worked since. ``AGENCY_NAMES`` names them. Measured by
-# forward chaining (``scripts/train_types.py``, nineteenth round): +0.75 points pooled over test14
+# forward chaining (``scripts/train_types.py``, seventeenth round): +0.75 points pooled over test14
 # ... test17, +0.58 on the folds whose errors were never read while writing it; not in the shipped
 # head's parts (its refits break tests that must hold), so at run time it is computed only for a
 # head whose parts name it.
