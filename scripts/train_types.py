@@ -30,7 +30,7 @@ cd02c48 as its input; the shipped head is still the 17-split fit). test16 was sc
 fifteenth round's code (types 0.814 held out, frozen at 8b8be0c): spent, and the sixteenth
 round's ``scripts/type_offsets.py`` measures corrections of the shipped head on test15 / test16
 (the rules of 8b8be0c as its input; classify.py has not changed since cd02c48). test17 was
-scored once by the sixteenth round (types 0.795, frozen at 8ab4f65): spent, and the nineteenth
+scored once by the sixteenth round (types 0.795, frozen at 8ab4f65): spent, and the seventeenth
 round's folds score it and its fit trains on it (the rules of 8ab4f65 as its input; classify.py has
 not changed since 4777eee). test18 and test19 are the fresh splits: neither is read here, nor any
 later one (``main`` refuses a split not in ``SPENT``).
