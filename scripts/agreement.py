@@ -12,6 +12,8 @@ reading scored against the second) and a 95% bootstrap interval over conversatio
 
     .venv/bin/python scripts/agreement.py tests/labelled/test17.txt tests/labelled/second/test17.txt
     .venv/bin/python scripts/agreement.py FIRST SECOND --json
+    .venv/bin/python scripts/agreement.py FIRST SECOND --decision-effects   # only links into decisions
+    .venv/bin/python scripts/agreement.py FIRST SECOND --ingest   # and `ingest` on the same conversations
 
 The two files must hold the same units in the same order for every conversation they share
 (the second reading is made from the first's text with the labels removed); a conversation
@@ -36,13 +38,18 @@ BOOTSTRAP = 2000
 SEED = 0
 
 
-def as_output(reading: Conversation) -> tuple[list[dict], list[tuple[str, str, str]]]:
+def as_output(reading: Conversation, decision_effects: bool = False) -> tuple[list[dict], list[tuple[str, str, str]]]:
     """A reading put in the shape ``score`` takes from `ingest`: one memory per unit that is not
-    chatter (its id the unit's position), one ``because`` link per cause the reading marks."""
+    chatter (its id the unit's position), one ``because`` link per cause the reading marks.
+    With ``decision_effects`` only links into a unit the reading types ``decision`` are kept:
+    the splits' convention is that every effect is a decision or fix (a diagnosis explaining a
+    symptom is not labelled a link), and `ingest` too links only into decisions, so a reader who
+    also links causes of facts is scored on the links the convention asks for."""
     ids = {id(u): f"u{i}" for i, u in enumerate(reading.units)}
     memories = [{"id": ids[id(u)], "turn": u.turn, "content": u.text, "type": u.type}
                 for u in reading.units if u.type != "chatter"]
-    links = [(ids[id(cause)], ids[id(effect)], "because") for cause, effect in reading.links()]
+    links = [(ids[id(cause)], ids[id(effect)], "because") for cause, effect in reading.links()
+             if not decision_effects or effect.type == "decision"]
     return memories, links
 
 
@@ -62,9 +69,9 @@ def aligned(first: list[Conversation], second: list[Conversation]) -> list[tuple
     return pairs
 
 
-def scores(pairs: list[tuple[Conversation, Conversation]]) -> list[Score]:
+def scores(pairs: list[tuple[Conversation, Conversation]], decision_effects: bool = False) -> list[Score]:
     """Per conversation: the second reading scored against the first."""
-    return [score(gold, *as_output(other)) for gold, other in pairs]
+    return [score(gold, *as_output(other, decision_effects)) for gold, other in pairs]
 
 
 def pooled(rows: list[Score]) -> Score:
@@ -87,13 +94,16 @@ def interval(rows: list[Score], key: str, rng: np.random.Generator) -> tuple[flo
 KEYS = ("statements_kept", "chatter_kept", "type_accuracy", "link_precision", "link_recall", "near_misses_linked")
 
 
-def report(pairs: list[tuple[Conversation, Conversation]]) -> dict:
-    rows = scores(pairs)
+def report(pairs: list[tuple[Conversation, Conversation]], decision_effects: bool = False) -> dict:
+    return summarise(scores(pairs, decision_effects))
+
+
+def summarise(rows: list[Score]) -> dict:
     total = pooled(rows)
     rng = np.random.default_rng(SEED)
     summary = total.summary()
     return {
-        "conversations": len(pairs),
+        "conversations": len(rows),
         "units": total.units,
         "gold_links": total.gold_links,
         "links_made": total.links_made,
@@ -103,10 +113,31 @@ def report(pairs: list[tuple[Conversation, Conversation]]) -> dict:
     }
 
 
+def ingested(convs: list[Conversation]) -> dict:
+    """`ingest` (this checkout's code) scored on the same conversations against the first
+    reading, as ``scripts/eval_labelled.py`` scores it, with the same bootstrap interval."""
+    import tempfile
+
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+    from tests.labelled_set import evaluate
+
+    with tempfile.TemporaryDirectory(prefix="mnemo-agreement-") as home:
+        settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
+        with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
+            _, stored = evaluate(m, convs)
+    return summarise([score(conv, row["memories"], row["links"]) for conv, row in zip(convs, stored, strict=True)])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("first", type=Path, help="the reading scored against (a labelled split)")
     ap.add_argument("second", type=Path, nargs="+", help="the second reading (one or more files)")
+    ap.add_argument("--decision-effects", action="store_true",
+                    help="count only the links a reading draws into a unit it types decision (the splits' convention)")
+    ap.add_argument("--ingest", action="store_true",
+                    help="also score `ingest` (this checkout's code) on the same conversations against the first reading")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     try:
@@ -119,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     if not pairs:
         print("agreement: the two readings share no conversation", file=sys.stderr)
         return 2
-    out = {"second_against_first": report(pairs), "first_against_second": report([(b, a) for a, b in pairs])}
+    de = args.decision_effects
+    out = {"second_against_first": report(pairs, de), "first_against_second": report([(b, a) for a, b in pairs], de)}
+    if args.ingest:
+        out["ingest_against_first"] = ingested([a for a, _ in pairs])
     if args.json:
         print(json.dumps(out))
         return 0

@@ -1,4 +1,4 @@
-"""Why each wrong causal link on a spent labelled split is wrong (#16, nineteenth round).
+"""Why each wrong causal link on a spent labelled split is wrong (#16, seventeenth round).
 
     .venv/bin/python scripts/diagnose_targets.py test15,test16 [--show] [--json]
 

@@ -72,3 +72,34 @@ def test_no_shared_conversation_is_an_error(tmp_path, capsys):
     second = _write(tmp_path, "second.txt", SECOND.replace("=== c1", "=== x1").replace("=== c2", "=== x2"))
     assert agreement.main([str(first), str(second)]) == 2
     assert "share no conversation" in capsys.readouterr().err
+
+
+def test_decision_effects_keeps_only_links_into_decisions(tmp_path, capsys):
+    # The second reader's link into "The train was late too." (a fact) is outside the splits'
+    # convention (every effect a decision or fix); with the flag it is not counted as made.
+    first, second = _write(tmp_path, "first.txt", FIRST), _write(tmp_path, "second.txt", SECOND)
+    assert agreement.main([str(first), str(second), "--json", "--decision-effects"]) == 0
+    out = json.loads(capsys.readouterr().out)["second_against_first"]
+    assert out["links_made"] == 1 and out["gold_links"] == 2
+    assert out["link_precision"] == 1.0 and out["link_recall"] == 0.5
+    assert out["near_misses_linked"] == 0.0
+
+
+def test_ingest_is_scored_on_the_same_conversations_as_eval_labelled_scores_it(tmp_path, capsys):
+    # --ingest runs this checkout's `ingest` on the conversations the readings share and scores
+    # it against the first reading with the arithmetic scripts/eval_labelled.py uses.
+    from mnemo.clock import Clock
+    from mnemo.config import load_settings
+    from mnemo.engine import Mnemo
+    from tests.labelled_set import evaluate
+
+    first, second = _write(tmp_path, "first.txt", FIRST), _write(tmp_path, "second.txt", SECOND)
+    assert agreement.main([str(first), str(second), "--json", "--ingest"]) == 0
+    got = json.loads(capsys.readouterr().out)["ingest_against_first"]
+    settings = load_settings(home=tmp_path / "home", overrides={"embedding.model": "all-MiniLM-L6-v2"})
+    with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
+        total, _ = evaluate(m, agreement.parse(FIRST))
+    want = total.summary()
+    assert got["conversations"] == 2 and got["units"] == 7 and got["gold_links"] == 2
+    for key in agreement.KEYS:
+        assert got[key] == want[key], key

@@ -101,16 +101,17 @@ def _train_types():
 
 
 def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() -> None:
-    """Sixteenth round: test14 and test15 are spent (in the script's lists, each with the rules as
-    they stood when it was scored once as its rules' input: a311639, cd02c48) but the shipped head
-    stays the fourteenth round's fit on the 17 splits before them (the 18- and 19-split refits were
-    measured and not kept, see ``train_types.py``). Later in the sixteenth round test16 became spent too (its
-    rules' input the fifteenth round's freeze, 8b8be0c), in no fit; test17 and test18 are in none
-    of the lists, and the script refuses them."""
+    """Each spent split is in the script's lists with the rules as they stood when it was scored
+    once as its rules' input (test14 a311639, test15 cd02c48, test16 8b8be0c, test17 8ab4f65).
+    The shipped head is still the fourteenth round's fit on the 17 splits before test14: the
+    seventeenth round's refits on all 21 spent splits score higher by forward chaining but each
+    breaks a hand-written behaviour or test13's asserted link recall (see ``train_types.py``);
+    test18 and test19 are in none of the lists, and the script refuses them."""
     train_types = _train_types()
     head = type_head.head()
     assert head is not None
-    assert set(head.splits) == set(train_types.SPENT) - {"test14", "test15", "test16"}
+    assert set(head.splits) == set(train_types.SPENT) - {"test14", "test15", "test16", "test17"}
+    assert "test17" in train_types.SPENT and train_types.FRESH_RULES["test17"] == "8ab4f65" and "test17" in train_types.FOLDS
     assert "test16" in train_types.SPENT and train_types.FRESH_RULES["test16"] == "8b8be0c"
     assert "test15" in train_types.SPENT and train_types.FRESH_RULES["test15"] == "cd02c48" and "test15" in train_types.FOLDS
     assert "test14" in train_types.SPENT and train_types.FRESH_RULES["test14"] == "a311639" and "test14" in train_types.FOLDS
@@ -120,10 +121,11 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     assert "test12" in head.splits and train_types.FRESH_RULES["test12"] == "a8e18bc" and "test12" in train_types.FOLDS
     assert "test13" in head.splits and train_types.FRESH_RULES["test13"] == "f7001f7" and "test13" in train_types.FOLDS
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES), head.splits):
-        assert "test17" not in names and "test18" not in names
+        assert "test18" not in names and "test19" not in names
     assert set(train_types.FOLDS) <= set(train_types.SPENT) and set(train_types.FRESH_RULES) <= set(train_types.SPENT)
     assert head.parts == train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"
-    for fresh in ("test17", "train,test17", "test18", "test16,test18"):
+    assert train_types.PARTS[1] == "rules,parse,cues,agency,neighbours,vector,thread"  # measured, not shipped
+    for fresh in ("test18", "train,test18", "test19", "test17,test18", "test16,test19"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
 
@@ -138,8 +140,9 @@ def test_the_training_script_fits_what_the_runtime_computes(real_engine, tmp_pat
     examples = train_types.collect(real_engine, "train2")
     assert examples and {e.label for e in examples} <= set(type_head.CLASSES)
     assert {len(e.blocks["cues"]) for e in examples} == {len(type_head.CUE_NAMES)}
+    assert {len(e.blocks["agency"]) for e in examples} == {len(type_head.AGENCY_NAMES)}
     assert {len(e.blocks["neighbours"]) for e in examples} == {2 * len(type_head.TYPES)}
-    for parts in ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,vector", "parse,vector"):
+    for parts in ("rules,parse,cues,agency,neighbours,vector,thread", "rules,parse,cues,neighbours,vector,thread", "parse,vector"):
         heads = []
         for name in ("a.npz", "b.npz"):
             fitted = train_types.fit(examples, parts, 0.1, 5.0)
@@ -213,7 +216,8 @@ def test_the_training_script_reads_the_context_the_runtime_reads() -> None:
 
     def example(conv: str, k: int) -> object:
         blocks = {"rules": eye[k % len(type_head.TYPES)], "parse": np.zeros(len(type_head.PARSE_NAMES), np.float32),
-                  "cues": np.zeros(len(type_head.CUE_NAMES), np.float32), "vector": rng.normal(size=6).astype(np.float32)}
+                  "cues": np.zeros(len(type_head.CUE_NAMES), np.float32), "agency": np.zeros(len(type_head.AGENCY_NAMES), np.float32),
+                  "vector": rng.normal(size=6).astype(np.float32)}
         return train_types.Example("x", conv, "t", ("fact", "decision")[k % 2], "fact", blocks)
 
     examples = train_types.with_context([example("a", 0), example("a", 1), example("b", 2), example("b", 3), example("a", 4)])
@@ -255,3 +259,42 @@ def test_the_thread_decides_what_a_finding_is(real_embedder, tmp_path: Path) -> 
                 res = m.ingest(text, format="json", session_id="s", wing="s")
                 got[name] = [mem["type"] for mem in res["memories"] if target in mem["content"]]
         assert got == {"fault": ["debug_log"], "move": ["fact"]}, target
+
+
+# Written for this test (none from the labelled splits): each sentence and the agency features it
+# has (seventeenth round, ``type_head.agency_features``; measured by forward chaining, not in the
+# shipped head's parts).
+AGENCY = [
+    ("We swapped the Tuesday run for a swim.", {"we_did"}),
+    ("I'll renew the parking permit tonight.", {"we_will"}),
+    ("Let's push the quiz night back a week.", {"we_will"}),
+    ("I'm sanding the back door with the orbital.", {"we_doing"}),
+    ("The council turned down the extension plans.", {"other_acts"}),
+    ("The choir practice has been moved to the library.", {"arranged"}),
+    ("Half nine at the station then.", {"concluded"}),
+    ("The card reader keeps dropping the connection.", {"thing_keeps"}),
+    ("The porch light hasn't worked since the storm.", {"thing_keeps"}),
+    ("My cousin lives near Bristol.", set()),
+    ("The lighthouse was built in 1870.", set()),  # a past passive is history, no arrangement
+]
+
+
+def test_agency_features_say_what_they_name() -> None:
+    for text, want in AGENCY:
+        doc = nlp()(text)
+        got = dict(zip(type_head.AGENCY_NAMES, type_head.agency_features(text, list(doc.sents)), strict=True))
+        assert {n for n, v in got.items() if v} == want, text
+
+
+def test_a_head_without_the_agency_block_reads_rows_as_before() -> None:
+    """Backward compatible: the agency block is computed only where a head's parts name it, so a
+    head fitted before it (main's) gets the same rows as before."""
+    doc = nlp()("The card reader keeps dropping the connection.")
+    spans = list(doc.sents)
+    vector = np.ones(4, np.float32)
+    context = (np.zeros(2 * len(type_head.TYPES), np.float32), np.zeros(4, np.float32))
+    old = type_head.features(MemoryType.FACT, doc.text, spans, vector, "rules,parse,cues,neighbours,vector,thread", context)
+    new = type_head.features(MemoryType.FACT, doc.text, spans, vector, "rules,parse,cues,agency,neighbours,vector,thread", context)
+    n = len(type_head.TYPES) + len(type_head.PARSE_NAMES) + len(type_head.CUE_NAMES)
+    assert len(new) == len(old) + len(type_head.AGENCY_NAMES)
+    assert np.array_equal(new[:n], old[:n]) and np.array_equal(new[n + len(type_head.AGENCY_NAMES):], old[n:])

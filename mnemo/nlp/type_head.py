@@ -164,6 +164,80 @@ def cue_features(text: str, spans: Sequence[Any]) -> list[float]:
     return [f[n] for n in CUE_NAMES]
 
 
+# Who does what (issue #16, seventeenth round): the parse columns above say the subject and the
+# tense apart, and a linear head cannot join them; these join them per verb, each with a reason to
+# hold in any register. A decision is an act of the speaker's side, done or promised ("we swapped
+# the hill session for the bike", "I'll sign tonight", "let's ...", chat's "ordered a Miele"), or
+# an arrangement made by another party or said without its maker ("the council said no", "your
+# appointment has been moved", "rehearsals move to the warm room until ..."), often drawn as a
+# conclusion ("Thursday at half seven then", "in that case ..."); a fact's verb is a state or
+# something that happened to someone. A debug log is a thing's failure: a thing that keeps / started
+# / stopped doing something, or has not worked since. ``AGENCY_NAMES`` names them. Measured by
+# forward chaining (``scripts/train_types.py``, seventeenth round): +0.75 points pooled over test14
+# ... test17, +0.58 on the folds whose errors were never read while writing it; not in the shipped
+# head's parts (its refits break tests that must hold), so at run time it is computed only for a
+# head whose parts name it.
+AGENCY_NAMES = ("we_did", "we_will", "we_doing", "other_acts", "arranged", "concluded", "thing_keeps")
+_ACT_EXCLUDED = rules.STATE_VERBS | rules.FAIL_VERBS | rules._TASTE | rules._MISHAP_ACTS
+_MOTION = frozenset({"move", "go", "stay", "switch", "shift", "start", "run", "open", "close", "come", "change"})
+_ASPECT = frozenset({"keep", "start", "stop", "begin", "continue"})
+_CONCLUDED = re.compile(r"\bthen\W*$|^\W*(?:then|in that case|right then|ok(?:ay)? then|fine then)\b|\bin that case\b|\bgiven (?:that|the)\b",
+                        re.I)
+_AGENTS = frozenset({"PERSON", "ORG", "NORP", "GPE"})
+# Parties that make arrangements without a name the tagger knows ("the council said no").
+_BODIES = frozenset({"council", "committee", "school", "bank", "airline", "landlord", "agent", "agency", "company", "team",
+                     "club", "board", "clinic", "practice", "surgery", "office", "management", "insurer", "hospital",
+                     "nursery", "manager", "boss", "teacher", "doctor", "gp", "vet", "coach", "chair", "organisers"})
+
+
+def _acts(verb: Any) -> bool:
+    """The verb is an act (not a state, a taste, a failure or an accident); "be" and "have" are states."""
+    lemmas = rules.verb_lemmas(verb.text)
+    return verb.pos_ == "VERB" and not lemmas & _ACT_EXCLUDED or bool(lemmas & rules.CHANGE_VERBS)
+
+
+def agency_features(text: str, spans: Sequence[Any]) -> list[float]:
+    """``AGENCY_NAMES``: 1 where some main-clause verb has it."""
+    f = dict.fromkeys(AGENCY_NAMES, 0.0)
+    for span in spans:
+        for verb in span:
+            if verb.pos_ not in ("VERB", "AUX") or not (verb.dep_ in ("ROOT", "conj", "xcomp", "ccomp") and rules._main_clause(verb)):
+                continue
+            aux = rules._aux_of(verb)
+            subj = subject_of(verb)
+            who = subj.lower_ if subj is not None else ""
+            ours = rules._first_person_agent(verb)
+            act = _acts(verb)
+            future = bool(aux & rules._FUTURE) or (verb.lower_ == "going" and any(c.dep_ == "xcomp" for c in verb.children)) or (
+                verb.dep_ == "xcomp" and verb.head.lower_ in ("going", "gon"))
+            done = (verb.tag_ == "VBD" and not aux) or (verb.tag_ == "VBN" and bool(aux & {"have", "has", "'ve", "’ve", "had"})
+                                                        and "been" not in aux)
+            progressive = verb.tag_ == "VBG" and bool(aux & (rules._BE_PRESENT | {"is", "'s", "’s"}))
+            if ours and act:
+                f["we_did"] = max(f["we_did"], float(done or rules._subject_left_out(verb)))
+                f["we_will"] = max(f["we_will"], float(future or bool(rules.verb_lemmas(verb.text) & {"let"})
+                                                       or (verb.tag_ == "VB" and verb.head.lower_ == "let")))
+                f["we_doing"] = max(f["we_doing"], float(progressive and any(c.dep_ in ("dobj", "prt") for c in verb.children)))
+            person = subj is not None and (who in ("he", "she", "they") or who in _BODIES or subj.ent_type_ in _AGENTS)
+            if person and act and subj.dep_ == "nsubj" and (done or future or verb.tag_ in ("VBZ", "VBP")):
+                f["other_acts"] = 1.0
+            # (A passive only in the past, "was built in 1890", is history, not an arrangement.)
+            passive = any(c.dep_ == "auxpass" for c in verb.children) and act and not ours and not aux <= {"was", "were"}
+            thing = subj is not None and who not in _PEOPLE and not person and subj.pos_ in ("NOUN", "PROPN")
+            moves = thing and rules.verb_lemmas(verb.text) & _MOTION and verb.tag_ in ("VBZ", "VBP") and not aux and any(
+                c.dep_ in ("prep", "advmod", "prt") for c in verb.children)
+            if passive or moves:
+                f["arranged"] = 1.0
+            if thing or who in ("it", "this", "that"):
+                aspect = rules.verb_lemmas(verb.text) & _ASPECT and any(c.dep_ in ("xcomp", "dobj") and c.tag_ == "VBG" for c in verb.children)
+                since = any(c.dep_ == "neg" for c in verb.children) and bool(aux & {"has", "have", "'s", "’s", "hasn't"}) and any(
+                    t.lower_ == "since" for t in verb.subtree)
+                if aspect or since:
+                    f["thing_keeps"] = 1.0
+    f["concluded"] = float(bool(_CONCLUDED.search(rules._REPLY.sub("", text.strip()))))
+    return [f[n] for n in AGENCY_NAMES]
+
+
 # The thread around a memory (issue #16, thirteenth round): a unit's type depends on what the
 # conversation is doing (a fault being chased, plans being made, work in progress), which one
 # sentence does not always say ("F22 on a Worcester means the pressure's under 1 bar" is a debug
@@ -194,7 +268,7 @@ def cue_features(text: str, spans: Sequence[Any]) -> list[float]:
 # neighbours against 0.783 without them; pooled over the nine folds (the others in earlier
 # rounds' tuning) 0.853 against 0.835. The shipped head (C 0.03, x7, thread x3) is fitted on every
 # spent split, test13 with the rules of f7001f7 as its rules' input; the three strict xfails stay.
-BLOCKS = ("rules", "parse", "cues", "neighbours", "vector", "thread")
+BLOCKS = ("rules", "parse", "cues", "agency", "neighbours", "vector", "thread")
 # Blocks that enter unstandardised (their cosine geometry kept), only scaled; the last blocks.
 VECTOR_BLOCKS = ("vector", "thread")
 THREAD_SPAN = 2  # memories either side whose vectors make the "thread" block
@@ -238,6 +312,8 @@ def features(rule: MemoryType, text: str, spans: Sequence[Any], vector: np.ndarr
         out.append(np.array(parse_features(text, spans), dtype=np.float32))
     if "cues" in chosen:
         out.append(np.array(cue_features(text, spans), dtype=np.float32))
+    if "agency" in chosen:
+        out.append(np.array(agency_features(text, spans), dtype=np.float32))
     if "neighbours" in chosen:
         assert context is not None, "the neighbours block needs the memory's context"
         out.append(np.asarray(context[0], dtype=np.float32).ravel())
