@@ -3,7 +3,10 @@ all (#16, wrong links read on test15..test17 with scripts/diagnose_targets.py), 
 ingest (MiniLM and spaCy) on hand-written conversations: a statement that only weighs what to do
 (a bare "need", "either ... or") is the effect of no causal link; a second step said after a
 first step its speaker told as a statement answers the earlier statement it names, not the first
-step. Every conversation test here fails on the nineteenth round's rules (main at a38436c)."""
+step; a consequence said past another speaker's aside goes on from its speaker's own account.
+Every conversation test here fails on the nineteenth round's rules (main at a38436c), except
+``test_a_finding_on_the_account_is_no_aside``, a guard that holds on both: the other speaker's
+finding on the account stays what the step takes up."""
 
 from __future__ import annotations
 
@@ -81,3 +84,27 @@ def test_a_second_step_after_a_step_told_answers_the_statement_it_names(real_eng
     assert any("check the strainer" in m["content"] and m["type"] == "decision" for m in kept), kept
     causes = {a for a, b in pairs if "check the strainer" in b}
     assert causes and all("packed with weed" in a for a in causes), pairs
+
+
+@pytest.mark.parametrize("turns", [
+    [("Carla", "The theatre has told us the show on 28 June starts at 6, not 7, because of a later booking."),
+     ("Dee", "my son's in the last number, he'll be on at like 8 then"),
+     ("Carla", "So the dress rehearsal on the day moves to 2pm, so we're out by 5.")],
+    [("Hyun", "Yesterday my finger made a pop on a crimp hold at the wall, now it's swollen."),
+     ("Esther", "that sounds like a pulley, A2 maybe"),
+     ("Hyun", "So I stop climbing for now, two weeks minimum, and I see a physio on Monday.")],
+])
+def test_a_consequence_goes_on_from_its_speakers_account_past_an_aside(real_engine, turns: list[tuple[str, str]]) -> None:
+    types, pairs = turn_links(real_engine, turns, "own-account")
+    assert types.get(2) == "decision", types
+    assert pairs == {(0, 2)}, (types, pairs)
+
+
+def test_a_finding_on_the_account_is_no_aside(real_engine) -> None:
+    # The other speaker's reported verdict on what was told is what the step takes up.
+    types, pairs = turn_links(real_engine, [
+        ("Abi", "The baby's been waking every hour since the four-month mark."),
+        ("Cal", "The health visitor says it's the four-month sleep regression."),
+        ("Abi", "So we've moved bedtime earlier to 6:30."),
+    ], "verdict")
+    assert (0, 2) not in pairs, (types, pairs)
