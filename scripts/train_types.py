@@ -249,7 +249,8 @@ SCALES = (3.0, 5.0, 7.0)
 # held-out fold (first_turn 0, position uniform) the same heads score 0.804, below the head
 # without it. Balanced class weights: 0.825. A 32- or 64-unit MLP on the same inputs: 0.829 -
 # 0.831.
-PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,agency,neighbours,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
+PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,agency,neighbours,vector,thread",
+         "rules,parse,cues,agency,habit,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
 FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17",
          "test18")
 # The selection criterion since the sixteenth round: forward chaining, each of these splits scored
@@ -346,11 +347,11 @@ def collect(engine: Any, split: str) -> list[Example]:
 
 # The blocks each candidate has on its own; the thread's (``type_head.context_blocks``) are
 # computed from them over its conversation (``with_context``), at collection and from the cache.
-BASE = ("rules", "parse", "cues", "agency", "vector")
+BASE = ("rules", "parse", "cues", "agency", "habit", "vector")
 
 
 def with_context(examples: list[Example]) -> list[Example]:
-    """The examples with their "neighbours" and "thread" blocks, read off the other kept
+    """The examples with their "neighbours", "faults" and "thread" blocks, read off the other kept
     candidates of their conversation in order (what ``type_head.retype`` sees at ingest)."""
     from mnemo.nlp import type_head
 
@@ -360,8 +361,11 @@ def with_context(examples: list[Example]) -> list[Example]:
     for conv in by.values():
         neighbours, thread = type_head.context_blocks(np.stack([e.blocks["rules"] for e in conv]),
                                                       np.stack([e.blocks["vector"] for e in conv]))
+        none = np.zeros(len(type_head.AGENCY_NAMES), np.float32)
+        faults = type_head.fault_context([type_head.states_fault(e.blocks["parse"], e.blocks["cues"], e.blocks.get("agency", none))
+                                          for e in conv])
         for i, e in enumerate(conv):
-            e.blocks["neighbours"], e.blocks["thread"] = neighbours[i], thread[i]
+            e.blocks["neighbours"], e.blocks["thread"], e.blocks["faults"] = neighbours[i], thread[i], faults[i]
     return examples
 
 
