@@ -70,6 +70,46 @@ SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 # Grid the folds choose from (inverse regularisation, which inputs).
+# Twentieth round, test18 spent (its rules those of 4a306f3; 802 typed candidates; 4121 over the
+# five forward folds test14 ... test18). Forward chaining, each fold fitted only on the splits
+# written before it; typed accuracy per candidate with the runtime's overrides, pooled (95%
+# bootstrap over conversations, 2,000 draws; per split test14 / 15 / 16 / 17 / 18):
+#   main's head (the 17-split fit; held out on all five) 0.7962 (0.7832 ... 0.8094; 0.823 / 0.783
+#     / 0.812 / 0.789 / 0.774)
+#   "more data" (PARTS[0], C 0.03 x7, thread x3 refitted per fold) 0.8059 (0.7935 ... 0.8182;
+#     0.821 / 0.784 / 0.818 / 0.813 / 0.794); against main's head +0.97 points (+0.32 ... +1.60)
+#   + the agency block (PARTS[1]) 0.8136 (0.8017 ... 0.8253; 0.825 / 0.794 / 0.827 / 0.819 / 0.803)
+#   + the habit and faults blocks (PARTS[2]; ``type_head.habit_features``, ``fault_context``), C
+#     0.03 x7: thread x3 0.8139 (0.8151 with the faults block's first two columns only), x5
+#     0.8146, x7 0.8127 (0.8000 ... 0.8247; 0.823 / 0.801 / 0.822 / 0.819 / 0.798); C 0.1 thread
+#     x3 0.8122; vector x5 0.8107. The habit block alone (thread x3 / x5 / x7) 0.8139 / 0.8127 /
+#     0.8119. Flat within 0.3 points, well inside each interval.
+# Candidate: PARTS[2], C 0.03, vector x7, thread x7 (``CANDIDATE``), fitted on all 22 spent
+# splits: the best of the flat top that keeps the three behaviours the last round's refits broke.
+# Against main's head +1.65 points pooled (+0.83 ... +2.47; test14 +0.00, test15 +1.80, test16
+# +1.03, test17 +3.01, test18 +2.37 (+0.26 ... +4.33)); against "more data" +0.68 (+0.02 ... +1.36); against the
+# agency setting (thread x3) -0.10 (-0.66 ... +0.46). The hand-written behaviours, as the score
+# margin of the wanted type over the next (main's head / agency thread x3 / shipped): the tea
+# habit +0.08 / -0.02 / +1.80 (the habit block: "only ever" is a frequency the rules' list lacks,
+# and "after dinner" read as a reason cue pulled it off the preferences); the house-move thread's
+# blinking timer +0.10 / -0.73 / +0.30 (the newer writers call a clock reset after a power cut a
+# debug log even outside a fault thread, e.g. test10 "Its clock reset to midnight after the power
+# cut", test18 "The timer reset itself to factory settings"; the thread's weight decides: x3 /
+# x5 / x7 -0.62 / -0.11 / +0.30 with the habit and faults blocks); the habit between two tastes
+# (test_extract_quality's strict xfail since the thirteenth round) now a preference. Measured,
+# not kept: the hand-written train splits weighted x2 / x3 / x5 (``sample_weights``; agency,
+# thread x3) move the tea habit away from a preference (margins -0.21 / -0.34 / -0.54): those
+# splits say habits with "always" / "usually", which the parse has already; a per-split decay
+# 0.9 (newest writers weigh most) -0.10 / -1.02 on the tea / timer margins.
+# NOT SHIPPED: the candidate passes test13's asserted levels and the three behaviours above, but the
+# must-pass suite (4 min) fails 3 asserted behaviours, each a decision / session-note convention of
+# the issue: tests/test_causal_after.py "I sold the old car on Saturday." typed a fact (so the gearbox
+# cause is not linked), tests/test_targets19.py "We'll get the bigger tent for the festival." typed a
+# fact, tests/test_causal_readings.py "So, I'm still on the warehouse migration plan, will share it
+# by Friday." typed a decision (session note asserted); and two strict xfails of
+# test_causal_readings (the thirteenth round's neighbours regression) and test_extract_quality's
+# habit between two tastes pass (fixed). Thread x7 was taken for the timer, and a heavier thread
+# is the likeliest cause of the three (untested: time). mnemo/nlp/heads/types.npz stays main's.
 # Nineteenth round, test17 spent (its rules those of 8ab4f65; 864 typed candidates; 3319 over the
 # four forward folds test14 ... test17, 4866 over test12 ... test17). Forward chaining, each fold
 # fitted only on the splits written before it; typed accuracy per candidate with the runtime's
@@ -217,6 +257,9 @@ CS = (0.03, 0.1, 0.3)
 # vector x7, inputs rules,parse,cues,neighbours,vector,thread): x1.5 / x3 / x5 0.858 / 0.860 / 0.860 (3102 / 3110 / 3111 of 3616;
 # test12 0.803 / 0.807 / 0.805); the smaller of the flat top.
 THREAD_SCALE = 3.0
+# The twentieth round's candidate (see the grid's comments; not shipped): x7 keeps the blinking
+# timer a fact in a house-move thread, 0.12 points below x3 pooled by forward chaining (flat).
+CANDIDATE = ("rules,parse,cues,agency,habit,neighbours,faults,vector,thread", 0.03, 7.0, 7.0, 1.0, 1.0)
 # The hand-written train splits (train ... train4: written by the project around the issue's own
 # phrasings, "I usually cook at home during the week" a preference) and the weights of their rows
 # the folds choose from (``sample_weights``); and the per-split decays (1.0: every split alike).
@@ -363,7 +406,7 @@ def with_context(examples: list[Example]) -> list[Example]:
                                                       np.stack([e.blocks["vector"] for e in conv]))
         none = np.zeros(len(type_head.AGENCY_NAMES), np.float32)
         faults = type_head.fault_context([type_head.states_fault(e.blocks["parse"], e.blocks["cues"], e.blocks.get("agency", none))
-                                          for e in conv])
+                                          for e in conv], [type_head.of_a_thing(e.blocks["parse"]) for e in conv])
         for i, e in enumerate(conv):
             e.blocks["neighbours"], e.blocks["thread"], e.blocks["faults"] = neighbours[i], thread[i], faults[i]
     return examples

@@ -61,11 +61,15 @@ def test_fault_context_reads_the_memories_either_side() -> None:
     faults = [True, False, False, False, False, True]
     got = type_head.fault_context(faults)
     assert got.shape == (6, len(type_head.FAULT_NAMES))
-    assert got[1].tolist() == [1.0, pytest.approx(1 / 3)]  # memories 0, 2, 3: one fault
-    assert got[2].tolist() == [1.0, 0.25]  # 0, 1, 3, 4
-    assert got[3].tolist() == [1.0, 0.25]  # 1, 2, 4, 5
-    assert got[0].tolist() == [0.0, 0.0]  # 1, 2: none (itself left out)
-    assert type_head.fault_context([True]).tolist() == [[0.0, 0.0]]  # a memory alone
+    assert got[1].tolist() == [1.0, pytest.approx(1 / 3), 0.0, 0.0]  # memories 0, 2, 3: one fault
+    assert got[2].tolist() == [1.0, 0.25, 0.0, 0.0]  # 0, 1, 3, 4
+    assert got[3].tolist() == [1.0, 0.25, 0.0, 0.0]  # 1, 2, 4, 5
+    assert got[0].tolist() == [0.0, 0.0, 0.0, 0.0]  # 1, 2: none (itself left out)
+    assert type_head.fault_context([True]).tolist() == [[0.0, 0.0, 0.0, 0.0]]  # a memory alone
+    # Said of a thing: with a fault near, or with none.
+    things = type_head.fault_context(faults, [False, True, False, False, False, False])
+    assert things[1].tolist()[2:] == [1.0, 0.0] and things[0].tolist()[2:] == [0.0, 0.0]
+    assert type_head.fault_context([False, False], [True, False])[0].tolist() == [0.0, 0.0, 0.0, 1.0]
 
 
 def test_heads_without_the_new_blocks_read_rows_as_before() -> None:
@@ -75,7 +79,7 @@ def test_heads_without_the_new_blocks_read_rows_as_before() -> None:
     spans = _spans(text)
     vector = np.ones(4, np.float32)
     context = (np.zeros(2 * len(type_head.TYPES), np.float32), np.zeros(4, np.float32))
-    faults = np.array([1.0, 0.5], np.float32)
+    faults = np.array([1.0, 0.5, 0.0, 0.0], np.float32)
     old = type_head.features(MemoryType.FACT, text, spans, vector, "rules,parse,cues,agency,neighbours,vector,thread", context)
     new = type_head.features(MemoryType.FACT, text, spans, vector, "rules,parse,cues,agency,habit,neighbours,faults,vector,thread",
                              context, faults)
@@ -84,8 +88,8 @@ def test_heads_without_the_new_blocks_read_rows_as_before() -> None:
     m = 2 * len(type_head.TYPES)
     assert len(new) == len(old) + k + len(type_head.FAULT_NAMES)
     assert np.array_equal(new[:n], old[:n]) and new[n:n + k].tolist() == [1.0]
-    assert np.array_equal(new[n + k:n + k + m], old[n:n + m]) and new[n + k + m:n + k + m + 2].tolist() == [1.0, 0.5]
-    assert np.array_equal(new[n + k + m + 2:], old[n + m:])
+    assert np.array_equal(new[n + k:n + k + m], old[n:n + m]) and new[n + k + m:n + k + m + 4].tolist() == [1.0, 0.5, 0.0, 0.0]
+    assert np.array_equal(new[n + k + m + 4:], old[n + m:])
 
 
 def test_the_training_script_reads_the_faults_the_runtime_reads() -> None:
@@ -104,10 +108,10 @@ def test_the_training_script_reads_the_faults_the_runtime_reads() -> None:
         return train_types.Example("x", conv, "t", "fact", "fact", blocks)
 
     examples = train_types.with_context([example("a", True), example("a", False), example("b", False), example("a", False)])
-    assert examples[1].blocks["faults"].tolist() == [1.0, 0.5]  # a: the fault before, the plain one after
-    assert examples[3].blocks["faults"].tolist() == [1.0, 0.5]  # a: two before
-    assert examples[2].blocks["faults"].tolist() == [0.0, 0.0]  # b alone: nothing from a
-    assert examples[0].blocks["faults"].tolist() == [0.0, 0.0]
+    assert examples[1].blocks["faults"].tolist() == [1.0, 0.5, 0.0, 0.0]  # a: the fault before, the plain one after
+    assert examples[3].blocks["faults"].tolist() == [1.0, 0.5, 0.0, 0.0]  # a: two before
+    assert examples[2].blocks["faults"].tolist() == [0.0, 0.0, 0.0, 0.0]  # b alone: nothing from a
+    assert examples[0].blocks["faults"].tolist() == [0.0, 0.0, 0.0, 0.0]
 
 
 def test_sample_weights_weigh_the_hand_written_splits_and_the_newest_writers() -> None:
