@@ -63,13 +63,53 @@ sys.path.insert(0, str(ROOT))
 FRESH_RULES = {"test4": "156505f", "test5": "3a2888b", "test6": "cf8acb4", "test7": "f0be8fe", "test8": "523cb41",
                "test9": "73c2045", "test10": "59a06f4", "test11": "1fa6e9b",
                "test12": "a8e18bc", "test13": "f7001f7", "test14": "a311639", "test15": "cd02c48",
-               "test16": "8b8be0c", "test17": "8ab4f65"}
+               "test16": "8b8be0c", "test17": "8ab4f65", "test18": "4a306f3"}
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17")
+         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18")
 SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 # Grid the folds choose from (inverse regularisation, which inputs).
+# Twentieth round, test18 spent (its rules those of 4a306f3; 802 typed candidates; 4121 over the
+# five forward folds test14 ... test18). Forward chaining, each fold fitted only on the splits
+# written before it; typed accuracy per candidate with the runtime's overrides, pooled (95%
+# bootstrap over conversations, 2,000 draws; per split test14 / 15 / 16 / 17 / 18):
+#   main's head (the 17-split fit; held out on all five) 0.7962 (0.7832 ... 0.8094; 0.823 / 0.783
+#     / 0.812 / 0.789 / 0.774)
+#   "more data" (PARTS[0], C 0.03 x7, thread x3 refitted per fold) 0.8059 (0.7935 ... 0.8182;
+#     0.821 / 0.784 / 0.818 / 0.813 / 0.794); against main's head +0.97 points (+0.32 ... +1.60)
+#   + the agency block (PARTS[1]) 0.8136 (0.8017 ... 0.8253; 0.825 / 0.794 / 0.827 / 0.819 / 0.803)
+#   + the habit and faults blocks (PARTS[2]; ``type_head.habit_features``, ``fault_context``), C
+#     0.03 x7: thread x3 0.8139 (0.8151 with the faults block's first two columns only), x5
+#     0.8146, x7 0.8127 (0.8000 ... 0.8247; 0.823 / 0.801 / 0.822 / 0.819 / 0.798); C 0.1 thread
+#     x3 0.8122; vector x5 0.8107. The habit block alone (thread x3 / x5 / x7) 0.8139 / 0.8127 /
+#     0.8119. Flat within 0.3 points, well inside each interval.
+# Candidate: PARTS[2], C 0.03, vector x7, thread x7 (``CANDIDATE``), fitted on all 22 spent
+# splits: the best of the flat top that keeps the three behaviours the last round's refits broke.
+# Against main's head +1.65 points pooled (+0.83 ... +2.47; test14 +0.00, test15 +1.80, test16
+# +1.03, test17 +3.01, test18 +2.37 (+0.26 ... +4.33)); against "more data" +0.68 (+0.02 ... +1.36); against the
+# agency setting (thread x3) -0.10 (-0.66 ... +0.46). The hand-written behaviours, as the score
+# margin of the wanted type over the next (main's head / agency thread x3 / shipped): the tea
+# habit +0.08 / -0.02 / +1.80 (the habit block: "only ever" is a frequency the rules' list lacks,
+# and "after dinner" read as a reason cue pulled it off the preferences); the house-move thread's
+# blinking timer +0.10 / -0.73 / +0.30 (the newer writers call a clock reset after a power cut a
+# debug log even outside a fault thread, e.g. test10 "Its clock reset to midnight after the power
+# cut", test18 "The timer reset itself to factory settings"; the thread's weight decides: x3 /
+# x5 / x7 -0.62 / -0.11 / +0.30 with the habit and faults blocks); the habit between two tastes
+# (test_extract_quality's strict xfail since the thirteenth round) now a preference. Measured,
+# not kept: the hand-written train splits weighted x2 / x3 / x5 (``sample_weights``; agency,
+# thread x3) move the tea habit away from a preference (margins -0.21 / -0.34 / -0.54): those
+# splits say habits with "always" / "usually", which the parse has already; a per-split decay
+# 0.9 (newest writers weigh most) -0.10 / -1.02 on the tea / timer margins.
+# NOT SHIPPED: the candidate passes test13's asserted levels and the three behaviours above, but the
+# must-pass suite (4 min) fails 3 asserted behaviours, each a decision / session-note convention of
+# the issue: tests/test_causal_after.py "I sold the old car on Saturday." typed a fact (so the gearbox
+# cause is not linked), tests/test_targets19.py "We'll get the bigger tent for the festival." typed a
+# fact, tests/test_causal_readings.py "So, I'm still on the warehouse migration plan, will share it
+# by Friday." typed a decision (session note asserted); and two strict xfails of
+# test_causal_readings (the thirteenth round's neighbours regression) and test_extract_quality's
+# habit between two tastes pass (fixed). Thread x7 was taken for the timer, and a heavier thread
+# is the likeliest cause of the three (untested: time). mnemo/nlp/heads/types.npz stays main's.
 # Nineteenth round, test17 spent (its rules those of 8ab4f65; 864 typed candidates; 3319 over the
 # four forward folds test14 ... test17, 4866 over test12 ... test17). Forward chaining, each fold
 # fitted only on the splits written before it; typed accuracy per candidate with the runtime's
@@ -217,6 +257,15 @@ CS = (0.03, 0.1, 0.3)
 # vector x7, inputs rules,parse,cues,neighbours,vector,thread): x1.5 / x3 / x5 0.858 / 0.860 / 0.860 (3102 / 3110 / 3111 of 3616;
 # test12 0.803 / 0.807 / 0.805); the smaller of the flat top.
 THREAD_SCALE = 3.0
+# The twentieth round's candidate (see the grid's comments; not shipped): x7 keeps the blinking
+# timer a fact in a house-move thread, 0.12 points below x3 pooled by forward chaining (flat).
+CANDIDATE = ("rules,parse,cues,agency,habit,neighbours,faults,vector,thread", 0.03, 7.0, 7.0, 1.0, 1.0)
+# The hand-written train splits (train ... train4: written by the project around the issue's own
+# phrasings, "I usually cook at home during the week" a preference) and the weights of their rows
+# the folds choose from (``sample_weights``); and the per-split decays (1.0: every split alike).
+HAND = ("train", "train2", "train3", "train4")
+HAND_WEIGHTS = (1.0,)
+DECAYS = (1.0,)
 # The vector enters unstandardised (its cosine geometry kept), times this factor: with C, how
 # much the regression may lean on it against the rules and the parse.
 SCALES = (3.0, 5.0, 7.0)
@@ -243,8 +292,10 @@ SCALES = (3.0, 5.0, 7.0)
 # held-out fold (first_turn 0, position uniform) the same heads score 0.804, below the head
 # without it. Balanced class weights: 0.825. A 32- or 64-unit MLP on the same inputs: 0.829 -
 # 0.831.
-PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,agency,neighbours,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
-FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17")
+PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,agency,neighbours,vector,thread",
+         "rules,parse,cues,agency,habit,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
+FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17",
+         "test18")
 # The selection criterion since the sixteenth round: forward chaining, each of these splits scored
 # by a head fitted only on the splits written before it (``SPENT`` is in the order they were
 # written), pooled. Leaving one split out pools folds whose training splits include writers that
@@ -252,7 +303,7 @@ FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test1
 # where three fresh splits scored 0.797 / 0.824 / 0.788; forward chaining over test12 ... test15
 # reads 0.802 for the same setting (see the grid's comments). Nineteenth round: the newest four,
 # test14 ... test17 (the shipped setting 0.809 there, the shipped head 0.801).
-FORWARD = ("test14", "test15", "test16", "test17")
+FORWARD = ("test14", "test15", "test16", "test17", "test18")
 
 
 @dataclass
@@ -339,11 +390,11 @@ def collect(engine: Any, split: str) -> list[Example]:
 
 # The blocks each candidate has on its own; the thread's (``type_head.context_blocks``) are
 # computed from them over its conversation (``with_context``), at collection and from the cache.
-BASE = ("rules", "parse", "cues", "agency", "vector")
+BASE = ("rules", "parse", "cues", "agency", "habit", "vector")
 
 
 def with_context(examples: list[Example]) -> list[Example]:
-    """The examples with their "neighbours" and "thread" blocks, read off the other kept
+    """The examples with their "neighbours", "faults" and "thread" blocks, read off the other kept
     candidates of their conversation in order (what ``type_head.retype`` sees at ingest)."""
     from mnemo.nlp import type_head
 
@@ -353,8 +404,11 @@ def with_context(examples: list[Example]) -> list[Example]:
     for conv in by.values():
         neighbours, thread = type_head.context_blocks(np.stack([e.blocks["rules"] for e in conv]),
                                                       np.stack([e.blocks["vector"] for e in conv]))
+        none = np.zeros(len(type_head.AGENCY_NAMES), np.float32)
+        faults = type_head.fault_context([type_head.states_fault(e.blocks["parse"], e.blocks["cues"], e.blocks.get("agency", none))
+                                          for e in conv], [type_head.of_a_thing(e.blocks["parse"]) for e in conv])
         for i, e in enumerate(conv):
-            e.blocks["neighbours"], e.blocks["thread"] = neighbours[i], thread[i]
+            e.blocks["neighbours"], e.blocks["thread"], e.blocks["faults"] = neighbours[i], thread[i], faults[i]
     return examples
 
 
@@ -374,7 +428,19 @@ class Head:
         return np.asarray(self.model.predict(x))
 
 
-def fit(examples: list[Example], parts: str, c: float, vector_scale: float, thread_scale: float | None = None) -> Head:
+def sample_weights(examples: list[Example], hand: float = 1.0, decay: float = 1.0) -> np.ndarray:
+    """A weight per example, mean 1 (so C keeps its meaning): the hand-written train splits
+    (``HAND``) times ``hand``; each split times ``decay`` to the power of how many splits of the
+    fit were written after it (``SPENT``'s order; 1.0: no decay), so that with ``decay`` < 1 the
+    newest writers weigh most."""
+    splits = sorted({e.split for e in examples}, key=SPENT.index)
+    age = {s: len(splits) - 1 - i for i, s in enumerate(splits)}
+    w = np.array([(hand if e.split in HAND else 1.0) * decay ** age[e.split] for e in examples], dtype=np.float64)
+    return w / w.mean() if len(w) else w
+
+
+def fit(examples: list[Example], parts: str, c: float, vector_scale: float, thread_scale: float | None = None,
+        hand: float = 1.0, decay: float = 1.0) -> Head:
     from sklearn.linear_model import LogisticRegression
 
     from mnemo.nlp.type_head import VECTOR_BLOCKS
@@ -397,7 +463,8 @@ def fit(examples: list[Example], parts: str, c: float, vector_scale: float, thre
     scale[n:n + n_own] = 1.0 / vector_scale
     scale[n + n_own:] = 1.0 / (THREAD_SCALE if thread_scale is None else thread_scale)
     model = LogisticRegression(C=c, max_iter=5000, random_state=SEED)
-    model.fit((x - mean) / scale, y)
+    weighted = hand != 1.0 or decay != 1.0
+    model.fit((x - mean) / scale, y, sample_weight=sample_weights(examples, hand, decay) if weighted else None)
     return Head(parts, c, vector_scale, mean, scale, model)
 
 
@@ -445,7 +512,94 @@ def save(head: Head, path: Path, model_name: str = "all-MiniLM-L6-v2", splits: t
              dim=np.array(384), splits=np.array(list(splits), dtype=str))
 
 
-Setting = tuple[str, float, float]
+# (parts, C, vector scale), optionally followed by the thread's scale (None: THREAD_SCALE), the
+# hand-written splits' weight and the per-split decay (``sample_weights``): ``fit``'s arguments.
+Setting = tuple[Any, ...]
+
+
+def outcomes(head: Head, examples: list[Example]) -> list[tuple[str, bool]]:
+    """Per typed example, its conversation (split and id) and whether the runtime's type
+    (``runtime_types`` of the head's choice) is its label."""
+    typed = [e for e in examples if e.label != "chatter"]
+    got = runtime_types(typed, head.predict(typed)) if typed else []
+    return [(f"{e.split}/{e.conversation}", g == e.label) for g, e in zip(got, typed, strict=True)]
+
+
+class Saved:
+    """A written head (``save``'s file, e.g. the shipped one) read as ``type_head`` reads it at run
+    time, with ``Head.predict``'s interface: the rows are the examples' blocks the file's parts name."""
+
+    def __init__(self, path: Path) -> None:
+        from mnemo.nlp.type_head import CHATTER, TypeHead
+
+        self.runtime = TypeHead(path)
+        self.parts = self.runtime.parts
+        self.chatter = CHATTER
+
+    def predict(self, examples: list[Example]) -> np.ndarray:
+        rows = np.stack([e.row(self.parts) for e in examples])
+        return np.array([t.value if t is not None else self.chatter for t in self.runtime.predict(rows)])
+
+
+def forward_outcomes(data: dict[str, list[Example]], folds: list[str], setting: Setting | Path) -> dict[str, list[tuple[str, bool]]]:
+    """Per fold, ``outcomes`` of a head with ``setting`` fitted only on the splits written before
+    the fold (or of the written head at a path, the same for every fold)."""
+    out = {}
+    for held in folds:
+        if isinstance(setting, Path):
+            head: Any = Saved(setting)
+        else:
+            head = fit([e for s in SPENT[:SPENT.index(held)] if s in data for e in data[s]], *setting)
+        out[held] = outcomes(head, data[held])
+    return out
+
+
+def bootstrap(a: dict[str, list[tuple[str, bool]]], b: dict[str, list[tuple[str, bool]]] | None = None,
+              draws: int = 2000, seed: int = SEED) -> dict[str, tuple[float, float, float]]:
+    """Per fold and pooled ("pooled"): the accuracy of ``a`` (minus ``b``'s on the same examples,
+    when given: a paired difference) and its 95% interval over 2,000 draws of the conversations,
+    each fold's drawn from its own with replacement."""
+    rng = np.random.default_rng(seed)
+    folds = list(a)
+    per: dict[str, tuple[list[str], np.ndarray, np.ndarray]] = {}
+    for f in folds:
+        convs = sorted({c for c, _ in a[f]})
+        index = {c: i for i, c in enumerate(convs)}
+        right = np.zeros(len(convs))
+        n = np.zeros(len(convs))
+        for k, (c, ok) in enumerate(a[f]):
+            right[index[c]] += ok - (b[f][k][1] if b is not None else 0)
+            n[index[c]] += 1
+        per[f] = (convs, right, n)
+    out: dict[str, tuple[float, float, float]] = {}
+    pooled_r = np.zeros(draws)
+    pooled_n = np.zeros(draws)
+    for f in folds:
+        _, right, n = per[f]
+        picks = rng.integers(0, len(n), size=(draws, len(n)))
+        r, m = right[picks].sum(axis=1), n[picks].sum(axis=1)
+        pooled_r += r
+        pooled_n += m
+        lo, hi = np.percentile(r / m, [2.5, 97.5])
+        out[f] = (float(right.sum() / n.sum()), float(lo), float(hi))
+    lo, hi = np.percentile(pooled_r / pooled_n, [2.5, 97.5])
+    total = sum(per[f][1].sum() for f in folds) / sum(per[f][2].sum() for f in folds)
+    out["pooled"] = (float(total), float(lo), float(hi))
+    return out
+
+
+def report(data: dict[str, list[Example]], folds: list[str], setting: Setting, shipped: Path | None) -> None:
+    """Forward chaining for ``setting`` against the head written at ``shipped`` (main's): each
+    fold and pooled with its interval, and the paired difference with its interval."""
+    ours = forward_outcomes(data, folds, setting)
+    lines = [("setting " + ", ".join(map(str, setting)), bootstrap(ours))]
+    if shipped is not None and shipped.is_file():
+        theirs = forward_outcomes(data, folds, shipped)
+        lines += [(f"head {shipped.name}", bootstrap(theirs)), ("difference", bootstrap(ours, theirs))]
+    for name, b in lines:
+        print(f"  {name}")
+        print("    " + "; ".join(f"{k} {v[0]:+.4f} ({v[1]:+.4f} ... {v[2]:+.4f})" if name == "difference"
+                                  else f"{k} {v[0]:.4f} ({v[1]:.4f} ... {v[2]:.4f})" for k, v in b.items()), flush=True)
 
 
 def _folds_table(data: dict[str, list[Example]], folds: list[str], grid: list[Setting],
@@ -465,8 +619,9 @@ def _folds_table(data: dict[str, list[Example]], folds: list[str], grid: list[Se
             total += typed
         row["pooled"] = right / max(1, total)
         table[setting] = row
-        parts, c, scale = setting
-        print(f"  {parts:20} C={c:<5} vector x{scale:<4} " + " ".join(f"{k} {v:.3f}" for k, v in row.items()), flush=True)
+        parts, c, scale, *rest = setting
+        extra = " ".join(f"{n} {v}" for n, v in zip(("thread", "hand", "decay"), rest, strict=False))
+        print(f"  {parts:20} C={c:<5} vector x{scale:<4} {extra} " + " ".join(f"{k} {v:.3f}" for k, v in row.items()), flush=True)
     return table
 
 
@@ -502,9 +657,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", default=None, help="fixed inputs, of type_head.BLOCKS in that order (skip the leave-one-split-out choice)")
     ap.add_argument("--c", type=float, default=None, help="fixed C (skip the leave-one-split-out choice)")
     ap.add_argument("--scale", type=float, default=None, help="fixed vector scale (skip the leave-one-split-out choice)")
+    ap.add_argument("--thread", default=None, help="the thread's scales to choose from, comma-separated (default THREAD_SCALE)")
+    ap.add_argument("--hand", default=None, help="weights of the hand-written train splits to choose from (default HAND_WEIGHTS)")
+    ap.add_argument("--decay", default=None, help="per-split decays to choose from (default DECAYS)")
+    ap.add_argument("--report", action="store_true", help="the chosen setting's forward figures with 95%% intervals against main's head")
     ap.add_argument("--folds", default=None, help="the splits the choice is scored on (default: FORWARD, or FOLDS with --loso)")
     ap.add_argument("--loso", action="store_true", help="choose by leaving one split out (the old criterion) instead of forward chaining")
     ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "types.npz"))
+    ap.add_argument("--against", default=str(ROOT / "mnemo" / "nlp" / "heads" / "types.npz"), help="the head --report compares with")
     ap.add_argument("--cache", default=None, help="a folder keeping the collected features between runs")
     args = ap.parse_args(argv)
 
@@ -538,11 +698,20 @@ def main(argv: list[str] | None = None) -> int:
 
     fit_on = [s for s in splits if s not in held]
     if args.parts and args.c is not None and args.scale is not None:
-        setting: Setting = (args.parts, args.c, args.scale)
+        setting: Setting = (args.parts, args.c, args.scale, float(args.thread) if args.thread else THREAD_SCALE,
+                            float(args.hand) if args.hand else HAND_WEIGHTS[0], float(args.decay) if args.decay else DECAYS[0])
+        if args.report:
+            folds = [s for s in (args.folds.split(",") if args.folds else FORWARD) if s in fit_on]
+            report({s: data[s] for s in fit_on}, folds, setting, Path(args.against))
     else:
         folds = [s for s in (args.folds.split(",") if args.folds else (FOLDS if args.loso else FORWARD)) if s in fit_on]
-        grid = [(p, c, sc) for p in ((args.parts,) if args.parts else (PARTS[0],))
-                for c in ((args.c,) if args.c is not None else CS) for sc in ((args.scale,) if args.scale is not None else SCALES)]
+        def floats(arg: str | None, default: tuple[float, ...]) -> tuple[float, ...]:
+            return tuple(float(v) for v in arg.split(",")) if arg else default
+
+        grid = [(p, c, sc, th, hw, d) for p in ((args.parts,) if args.parts else (PARTS[0],))
+                for c in ((args.c,) if args.c is not None else CS) for sc in ((args.scale,) if args.scale is not None else SCALES)
+                for th in floats(args.thread, (THREAD_SCALE,)) for hw in floats(args.hand, HAND_WEIGHTS)
+                for d in floats(args.decay, DECAYS)]
         if args.loso:
             print(f"leave one split out: each of {', '.join(folds)} scored by a head fitted on the others of {', '.join(fit_on)}")
             table = loso({s: data[s] for s in fit_on}, folds, grid)
@@ -554,6 +723,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"chosen: {setting} (pooled held-out accuracy {table[setting]['pooled']:.3f})")
         rules_row = {s: float(np.mean([e.rule == e.label for e in data[s] if e.label != "chatter"])) for s in folds}
         print("  the rules' type alone:  " + " ".join(f"{k} {v:.3f}" for k, v in rules_row.items()))
+        if args.report and not args.loso:
+            report({s: data[s] for s in fit_on}, folds, setting, Path(args.against))
 
     head = fit([e for s in fit_on for e in data[s]], *setting)
     if not held:
