@@ -140,6 +140,8 @@ HELD_OUT_LEVELS = {
     # near-misses linked, statements kept 0.854 (781 / 915), chatter kept 0.213 (35 / 164),
     # speakers named 1.0. Held-out levels, a little below.
     "test18": ((360, 127), 0.77, 0.70, 0.19, 0.85, 0.22, 0.01),
+    # Scored once at the eighteenth round's freeze (d78095e): 0.804 / 0.750 / 0.375 / 0.878 / 0.138 / 1 of 124.
+    "test19": ((336, 124), 0.80, 0.74, 0.37, 0.87, 0.14, 0.01),
 }
 # Memories that name their speaker: all of them, except on test8 (0.987 held out; 0.997 once
 # lower-case handles became people), test11 (0.983 held out) and test12 (0.972 held out).
