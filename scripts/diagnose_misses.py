@@ -24,16 +24,14 @@ spent splits may be read (the list ``diagnose_targets.SPENT``): it refuses the f
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.diagnose_targets import SPENT  # noqa: E402
+from scripts.diagnose_targets import ingest_each, spent_args  # noqa: E402
 
 
 def classify(conv, mems: list[dict], links: list[tuple[str, str, str]],
@@ -88,39 +86,24 @@ def one_cause_ceiling(conv) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("split", help="one or more spent splits joined by commas")
-    ap.add_argument("--show", action="store_true", help="print every missed link under its class")
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args(argv)
-    names = args.split.split(",")
-    if any(n not in SPENT for n in names):
-        raise SystemExit(f"diagnose_misses reads only the spent splits ({', '.join(SPENT)}), not {args.split}")
-
-    from mnemo.clock import Clock
-    from mnemo.config import load_settings
-    from mnemo.engine import Mnemo
+    args = spent_args("diagnose_misses", argv, "missed link", __doc__)
     from mnemo.graph import link_head
-    from tests.labelled_set import evaluate, load
 
-    convs = load(args.split)
+    def start() -> None:
+        link_head.RECORD = []
+
+    def stop() -> list:
+        record, link_head.RECORD = link_head.RECORD or [], None
+        return record
+
     rows: list[dict] = []
     gold = found = ceiling = 0
-    with tempfile.TemporaryDirectory(prefix="mnemo-diagnose-") as home:
-        settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
-        with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
-            for n, conv in enumerate(convs):
-                link_head.RECORD = []
-                try:
-                    total, stored = evaluate(m, [conv], start=1_770_000_000.0 + n * 86400)
-                    record = list(link_head.RECORD)
-                finally:
-                    link_head.RECORD = None
-                proposed = {(c, e): p for c, e, _path, _x, p in record}
-                gold += total.gold_links
-                found += total.links_found
-                ceiling += one_cause_ceiling(conv)
-                rows += classify(conv, stored[0]["memories"], stored[0]["links"], proposed)
+    for conv, total, stored, record in ingest_each(args.split, start, stop):
+        proposed = {(c, e): p for c, e, _path, _x, p in record}
+        gold += total.gold_links
+        found += total.links_found
+        ceiling += one_cause_ceiling(conv)
+        rows += classify(conv, stored["memories"], stored["links"], proposed)
     classes = Counter(r["class"] for r in rows)
     if args.json:
         print(json.dumps({"gold_links": gold, "found": found, "one_cause_ceiling": ceiling, "missed": len(rows),

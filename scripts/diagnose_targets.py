@@ -26,6 +26,7 @@ import json
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,39 +88,58 @@ def classify(conv, mems: list[dict], links: list[tuple[str, str, str]], paths: d
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def spent_args(prog: str, argv: list[str] | None, what: str, doc: str | None) -> argparse.Namespace:
+    """The diagnosis scripts' arguments; a split that is not spent is refused before anything is read."""
+    ap = argparse.ArgumentParser(prog=prog, description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("split", help="one or more spent splits joined by commas")
-    ap.add_argument("--show", action="store_true", help="print every wrong link under its class")
+    ap.add_argument("--show", action="store_true", help=f"print every {what} under its class")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    names = args.split.split(",")
-    if any(n not in SPENT for n in names):
-        raise SystemExit(f"diagnose_targets reads only the spent splits ({', '.join(SPENT)}), not {args.split}")
+    if any(n not in SPENT for n in args.split.split(",")):
+        raise SystemExit(f"{prog} reads only the spent splits ({', '.join(SPENT)}), not {args.split}")
+    return args
 
+
+def ingest_each(split: str, start: Callable[[], None], stop: Callable[[], list]) -> Iterator[tuple]:
+    """Ingest each conversation of ``split`` into one fresh store as ``eval_labelled`` does, with a
+    debug record on around it (``start`` turns it on, ``stop`` turns it off and returns it);
+    yields (conversation, score, stored memories and links, record)."""
     from mnemo.clock import Clock
     from mnemo.config import load_settings
     from mnemo.engine import Mnemo
-    from mnemo.graph import rules
     from tests.labelled_set import evaluate, load
 
-    convs = load(args.split)
-    rows: list[dict] = []
-    made = right = 0
     with tempfile.TemporaryDirectory(prefix="mnemo-diagnose-") as home:
         settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
         with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
-            for n, conv in enumerate(convs):
-                rules.TRACE = []
+            for n, conv in enumerate(load(split)):
+                start()
                 try:
                     total, stored = evaluate(m, [conv], start=1_770_000_000.0 + n * 86400)
-                    trace = list(rules.TRACE)
                 finally:
-                    rules.TRACE = None
-                paths = {(c.id, e.id): p for c, e, p in trace}
-                made += total.links_made
-                right += total.links_right
-                rows += classify(conv, stored[0]["memories"], stored[0]["links"], paths)
+                    record = stop()
+                yield conv, total, stored[0], record
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = spent_args("diagnose_targets", argv, "wrong link", __doc__)
+    from mnemo.graph import rules
+
+    def start() -> None:
+        rules.TRACE = []
+
+    def stop() -> list:
+        trace, rules.TRACE = rules.TRACE or [], None
+        return trace
+
+    rows: list[dict] = []
+    made = right = 0
+    for conv, total, stored, trace in ingest_each(args.split, start, stop):
+        paths = {(c.id, e.id): p for c, e, p in trace}
+        made += total.links_made
+        right += total.links_right
+        rows += classify(conv, stored["memories"], stored["links"], paths)
     classes = Counter(r["class"] for r in rows)
     by_path = Counter((r["class"], r["path"]) for r in rows)
     if args.json:
