@@ -694,7 +694,6 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
     cues = cue_spans(said(new), decision=new.type == MemoryType.DECISION)
     update_cue = any(cue[0] == "updates" for cue in cues)
     recent_first = list(reversed(candidates))
-    weighs = _weighs(said(new))
 
     # Versions and contradictions between statements of the same kind: the best-matching
     # older statement is the one a newer version replaces.
@@ -850,7 +849,7 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                 problems = [c for c in recent_first if c.type == MemoryType.DEBUG_LOG]
                 target = _best(focus(new, rest), problems, stems(rest), new)
                 explains = target is not None
-        if target is not None and not explains and rel in CAUSAL_RELS and weighs:
+        if target is not None and not explains and rel in CAUSAL_RELS and _weighs(said(new)):
             target = None  # what must be done, or two options: no step taken (``_weighs``)
         if target is not None and target.id not in linked:
             src, dst = (new.id, target.id) if explains else (target.id, new.id)
@@ -874,7 +873,8 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             links.append(Link(new.id, target.id, rel, "rule", CAUSAL_WEIGHT, now))
             linked.add(target.id)
             _trace(new, target, "explained", paths)
-    if new.type == MemoryType.DECISION and not superseded and not weighs and not any(ln.rel in CAUSAL_RELS for ln in links):
+    if (new.type == MemoryType.DECISION and not superseded and not any(ln.rel in CAUSAL_RELS for ln in links)
+            and not _weighs(said(new))):
         # A reason the decision names itself ("because of the new budget") that matched no
         # memory is about something not said here: no mishap said before is its cause then.
         own_reason = any(rel in ("because", "triggered") and not anaphoric and stems(span) for rel, span, anaphoric, _ in cues)
@@ -897,6 +897,9 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
     return links
 
 
+_NEED = re.compile(r"\bneeds?\b", re.I)
+
+
 @functools.lru_cache(maxsize=2048)
 def _weighs(text: str) -> bool:
     """Whether a statement weighs what to do and takes no step: its main verb is a bare "need"
@@ -910,6 +913,8 @@ def _weighs(text: str) -> bool:
     there, no right one lost; train ... test14 unchanged."""
     if re.search(r"\beither\b(?!\s+way\b).*\bor\b", text, re.I):
         return True
+    if not _NEED.search(text):
+        return False  # no "need" to be the main verb: no parse on ingest's path
     for tok in _doc(text):
         if tok.dep_ == "ROOT":
             return tok.lower_ in ("need", "needs") and not any(c.dep_ in ("aux", "neg") for c in tok.children)
