@@ -59,8 +59,8 @@ folds beyond noise (a refit with the fresh rows weighted up, whole or on the ans
 drop links the hand-written phrasing tests hold, so the shipped weights stay the 17-split fit.
 
 Never give it LoCoMo, nor test17 (scored once by the sixteenth round, at 8ab4f65) or test18
-(scored once by the seventeenth, at 4a306f3; a later round may add them), nor test19, test20 or any later
-one (fresh): they are refused (``main`` accepts only the splits in ``SPENT``).
+(scored once by the seventeenth, at 4a306f3; a later round may add them), nor test19, test20, test21 or any
+later one (fresh): they are refused (``main`` accepts only the splits in ``SPENT``).
 """
 
 from __future__ import annotations

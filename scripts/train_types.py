@@ -33,7 +33,7 @@ round's ``scripts/type_offsets.py`` measures corrections of the shipped head on 
 scored once by the sixteenth round (types 0.795, frozen at 8ab4f65): spent, and the seventeenth
 round's folds score it and its fit trains on it (the rules of 8ab4f65 as its input; classify.py has
 not changed since 4777eee). test18 and test19 are the fresh splits: neither is read here, nor any
-later one (``main`` refuses a split not in ``SPENT``).
+later one (``main`` refuses a split not in ``SPENT``): test20 and test21, fresh, are refused the same way.
 
 Since the sixteenth round the setting is chosen by forward chaining (``FORWARD``, ``forward``):
 each of the newest splits scored by a head fitted only on the splits written before it, pooled.
