@@ -7,7 +7,8 @@ does not make, so recall work starts from the stage that loses most. Each missed
 (cause unit -> decision unit) is put in the first class that holds:
 
 - ``not-stored/cause``, ``not-stored/effect``, ``not-stored/both``: no stored memory maps to the
-  unit (``labelled_set.unit_of``): extraction dropped it or merged it into a neighbour.
+  unit (``labelled_set.unit_of``): extraction dropped it or merged it into a neighbour. The
+  detail says which (``fate``): merged when a memory of the unit's turn holds most of its words.
 - ``effect-not-decision``: the effect is stored but typed something else (the causal rules link
   into decisions and fixes), with the type it got.
 - ``head-dropped``: a rule proposed exactly this pair and the learned filter (``link_head``)
@@ -63,6 +64,7 @@ def classify(conv, mems: list[dict], links: list[tuple[str, str, str]],
         row = {"conversation": conv.cid, "cause": a.text, "effect": b.text, "detail": ""}
         if not ca or not eb:
             row["class"] = "not-stored/" + ("both" if not ca and not eb else "cause" if not ca else "effect")
+            row["detail"] = " + ".join(fate(u, mems) for u, ids in ((a, ca), (b, eb)) if not ids)
         elif type_of[eb[0]] != "decision":
             row["class"], row["detail"] = "effect-not-decision", type_of[eb[0]]
         elif hit := joined(ca, eb, proposed):
@@ -78,6 +80,21 @@ def classify(conv, mems: list[dict], links: list[tuple[str, str, str]],
                 row["class"] = "nothing-proposed"
         out.append(row)
     return out
+
+
+# The share of a unit's words a memory of its turn must hold for the unit to count as merged into
+# it rather than dropped: most of them. Not tuned (it sorts the diagnosis, it scores nothing).
+MERGED_SHARE = 0.6
+
+
+def fate(unit, mems: list[dict]) -> str:
+    """Whether a unit no memory maps to was merged into a memory of its turn or dropped."""
+    from tests.labelled_set import _tokens
+
+    words = _tokens(unit.text)
+    best = max((len(words & _tokens(m["content"])) / max(1, len(words)) for m in mems if m["turn"] == unit.turn),
+               default=0.0)
+    return "merged" if best >= MERGED_SHARE else "dropped"
 
 
 def one_cause_ceiling(conv) -> int:
@@ -113,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
           f"one cause per decision reaches at most {ceiling} ({ceiling / max(1, gold):.3f})")
     for cls, n in classes.most_common():
         details = Counter(r["detail"] for r in rows if r["class"] == cls and r["detail"])
-        extra = f"   ({', '.join(f'{d} {k}' for d, k in details.most_common(6))})" if cls == "effect-not-decision" else ""
+        shown = cls == "effect-not-decision" or cls.startswith("not-stored/")
+        extra = f"   ({', '.join(f'{d} {k}' for d, k in details.most_common(6))})" if shown else ""
         print(f"  {cls:22} {n:4}{extra}")
     if args.show:
         for cls, _ in classes.most_common():

@@ -49,6 +49,24 @@ def test_a_proposal_the_head_dropped_and_a_wrong_cause() -> None:
     assert ("printer", "moved", "nothing-proposed") in _classes(rows)
 
 
+MERGED = parse("""\
+=== c2 ops
+Ana: The nightly backup failed on db-1. [debug_log] #a
++ So we added disk usage alerts. [decision] #b <a
+Ben: Fine by me. [chatter]
+""")[0]
+
+
+def test_an_end_not_stored_is_told_merged_or_dropped() -> None:
+    # The decision said in one memory with its cause: merged; with nothing stored: both dropped.
+    joined = [{"id": "m0", "turn": 0, "content": "The nightly backup failed on db-1. So we added disk usage alerts.",
+               "type": "debug_log"}]
+    rows = diagnose_misses.classify(MERGED, joined, [], {})
+    assert [(r["class"], r["detail"]) for r in rows] == [("not-stored/effect", "merged")]
+    rows = diagnose_misses.classify(MERGED, [], [], {})
+    assert [(r["class"], r["detail"]) for r in rows] == [("not-stored/both", "dropped + dropped")]
+
+
 def test_one_cause_per_decision_ceiling() -> None:
     assert diagnose_misses.one_cause_ceiling(CONV) == 2  # three gold links into two decisions
 
