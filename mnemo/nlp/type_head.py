@@ -58,6 +58,15 @@ SYSTEM_DEBUG = False
 # ... test11, C 0.03, x7): without it 0.847 against 0.845 (5 of 2881 more right; test5 +1.0,
 # test6 +0.3, test7 +0.3, test8 0.0, test9 +0.4, test10 -0.2, test11 -0.2 points), kept for the same reason.
 KEEP_REASONED = True
+# KEEP_STATUS: the rules' session note said as the speaker's status on a task ("I'm still on the
+# warehouse migration plan, will share it by Friday", "halfway through the report": the "status"
+# column of ``stance_features``) stays a session note, whatever the sentence also promises. In
+# every spent split's labels 345 of 364 units with that column are session notes (326 of 341
+# where the rules say one too). Twenty-first round, forward chaining over test14 ... test19 (4,903
+# typed candidates): no held-out type changes with it or without it (the heads already agree); it
+# keeps tests/test_causal_readings.py's work-in-progress note, which the refits on the newer
+# splits typed a decision (score margin 0.4 to 0.7) and then linked.
+KEEP_STATUS = True
 _MODALS = frozenset({"can", "ca", "could", "should", "would", "'d", "’d", "might", "must", "may"})
 _THIRD = frozenset({"he", "she", "they", "it", "this", "that", "these", "those"})
 _QUESTIONISH = re.compile(r"\?\s*$")
@@ -324,7 +333,56 @@ def fault_context(faults: Sequence[bool], things: Sequence[bool] | None = None) 
     return out
 
 
-BLOCKS = ("rules", "parse", "cues", "agency", "habit", "neighbours", "faults", "vector", "thread")
+# Twenty-first round (issue #16): "stance", where the speaker's side stands towards an act, each
+# column a conjunction of tense or aspect, agency and the verb's kind that the parse columns hold
+# apart and a linear head cannot join: a choice done ("I sold the old car", "we switched banks":
+# a first-person subject, a completed tense, a verb of choosing, buying, moving or cancelling,
+# ``classify.CHANGE_VERBS``; not dated years back, ``classify._LONG_AGO``); a commitment ("we'll
+# get the bigger tent", "I'm going to book it": a first-person subject, "will" / "going to", a verb
+# that is no state of mind nor a mishap, asserted, not asked nor conditional; the agency block's
+# "we_will" leaves out "get" and "have", which are states in the past and acquisitions in a
+# promise); the speaker's status on a task ("I'm still on the migration plan", "halfway through
+# the report", "next up is ...": ``classify._at_work``, a note of work under way whatever else the
+# sentence promises). Evidence beside ``STANCE_NAMES``' use in the training script.
+STANCE_NAMES = ("chose_done", "commits", "status")
+# Verbs whose future with a first-person subject states no commitment ("we'll see", "I'll need a
+# hand", "we'll miss the train").
+_NO_COMMIT = (rules.STATE_VERBS - {"get", "have", "visit", "spend", "finish", "cook", "bake", "eat", "drink", "read", "play", "meet",
+                                   "watch", "work", "talk", "tell", "say"}) | rules.FAIL_VERBS | rules._TASTE | rules._MISHAP_ACTS
+_STATUS = re.compile(r"\b(?:next up|up next|halfway through|in the middle of|still (?:on|working on|going through|sorting))\b", re.I)
+
+
+def stance_features(text: str, spans: Sequence[Any]) -> list[float]:
+    """``STANCE_NAMES``: 1 where some main-clause verb (or sentence, for "status") has it."""
+    f = dict.fromkeys(STANCE_NAMES, 0.0)
+    long_ago = bool(rules._LONG_AGO.search(text))
+    for span in spans:
+        asked = bool(_QUESTIONISH.search(span.text))
+        for verb in span:
+            if verb.pos_ not in ("VERB", "AUX") or not (verb.dep_ in ("ROOT", "conj", "xcomp", "ccomp", "dep")
+                                                         and rules._main_clause(verb)):
+                continue
+            if not rules._first_person_agent(verb) and not (verb.dep_ == "dep" and subject_of(verb) is None
+                                                             and rules._first_person_agent(verb.head)):
+                continue
+            lemmas = rules.verb_lemmas(verb.text)
+            aux = rules._aux_of(verb)
+            negated = any(c.dep_ == "neg" for c in verb.children)
+            done = (verb.tag_ == "VBD" and not aux) or (verb.tag_ == "VBN" and bool(aux & {"have", "has", "'ve", "’ve"})
+                                                        and "been" not in aux) or rules._subject_left_out(verb)
+            if done and not negated and not long_ago and lemmas & rules.CHANGE_VERBS:
+                f["chose_done"] = 1.0
+            future = bool(aux & rules._FUTURE) or (verb.dep_ == "xcomp" and verb.head.lower_ in ("going", "gon")
+                                                   and verb.tag_ == "VB")
+            conditional = any(c.dep_ == "advcl" and any(m.lower_ in ("if", "unless") for m in c.children) for c in verb.children)
+            if future and not negated and not asked and not conditional and verb.pos_ == "VERB" and not lemmas & _NO_COMMIT:
+                f["commits"] = 1.0
+        if rules._at_work(span) or (_STATUS.search(span.text) and rules._speaker_acts(span)):
+            f["status"] = 1.0
+    return [f[n] for n in STANCE_NAMES]
+
+
+BLOCKS = ("rules", "parse", "cues", "agency", "habit", "stance", "neighbours", "faults", "vector", "thread")
 # Blocks that enter unstandardised (their cosine geometry kept), only scaled; the last blocks.
 VECTOR_BLOCKS = ("vector", "thread")
 THREAD_SPAN = 2  # memories either side whose vectors make the "thread" block
@@ -372,6 +430,8 @@ def features(rule: MemoryType, text: str, spans: Sequence[Any], vector: np.ndarr
         out.append(np.array(agency_features(text, spans), dtype=np.float32))
     if "habit" in chosen:
         out.append(np.array(habit_features(text, spans), dtype=np.float32))
+    if "stance" in chosen:
+        out.append(np.array(stance_features(text, spans), dtype=np.float32))
     if "neighbours" in chosen:
         assert context is not None, "the neighbours block needs the memory's context"
         out.append(np.asarray(context[0], dtype=np.float32).ravel())
@@ -458,7 +518,14 @@ def retype(cands: Sequence[Any], vectors: np.ndarray, embedder: Any, path: Path 
             continue  # a debug log is a system's failure: no system part named, the rules' type stands
         if KEEP_REASONED and c.type == MemoryType.DECISION and t != c.type and _with_its_reason(c.text, c.spans):
             continue  # see ``_with_its_reason``
+        if KEEP_STATUS and c.type == MemoryType.SESSION_NOTE and t != c.type and _status(c.text, c.spans):
+            continue  # see KEEP_STATUS
         c.type = t
+
+
+def _status(text: str, spans: Sequence[Any]) -> bool:
+    """The speaker's status on a task (``stance_features``' "status")."""
+    return bool(stance_features(text, spans)[STANCE_NAMES.index("status")])
 
 
 def _with_its_reason(text: str, spans: Sequence[Any]) -> bool:
