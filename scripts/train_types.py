@@ -293,7 +293,8 @@ SCALES = (3.0, 5.0, 7.0)
 # without it. Balanced class weights: 0.825. A 32- or 64-unit MLP on the same inputs: 0.829 -
 # 0.831.
 PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,agency,neighbours,vector,thread",
-         "rules,parse,cues,agency,habit,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
+         "rules,parse,cues,agency,habit,neighbours,faults,vector,thread",
+         "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
 FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17",
          "test18", "test19")
 # The selection criterion since the sixteenth round: forward chaining, each of these splits scored

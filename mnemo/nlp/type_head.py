@@ -413,21 +413,24 @@ def context_blocks(onehots: np.ndarray, vectors: np.ndarray) -> tuple[np.ndarray
 
 
 def features(rule: MemoryType, text: str, spans: Sequence[Any], vector: np.ndarray, parts: str = "rules,parse,cues,vector",
-             context: tuple[np.ndarray, np.ndarray] | None = None, faults: np.ndarray | None = None) -> np.ndarray:
+             context: tuple[np.ndarray, np.ndarray] | None = None, faults: np.ndarray | None = None,
+             known: dict[str, Sequence[float]] | None = None) -> np.ndarray:
     """One memory's input to the head: the rules' type (one-hot), ``parse_features``,
     ``cue_features``, its neighbours' rules' types and its vector and its thread's
     (``context``: its row of ``context_blocks``); ``parts`` names which (the training script
-    compares subsets), in ``BLOCKS`` order."""
+    compares subsets), in ``BLOCKS`` order. ``known``: blocks already computed for this memory
+    (``retype`` reads parse, cues and agency for the faults block first: not walked twice)."""
     out: list[np.ndarray] = []
     chosen = set(parts.split(","))
+    known = known or {}
     if "rules" in chosen:
         out.append(rules_onehot(rule))
     if "parse" in chosen:
-        out.append(np.array(parse_features(text, spans), dtype=np.float32))
+        out.append(np.array(known.get("parse") or parse_features(text, spans), dtype=np.float32))
     if "cues" in chosen:
-        out.append(np.array(cue_features(text, spans), dtype=np.float32))
+        out.append(np.array(known.get("cues") or cue_features(text, spans), dtype=np.float32))
     if "agency" in chosen:
-        out.append(np.array(agency_features(text, spans), dtype=np.float32))
+        out.append(np.array(known.get("agency") or agency_features(text, spans), dtype=np.float32))
     if "habit" in chosen:
         out.append(np.array(habit_features(text, spans), dtype=np.float32))
     if "stance" in chosen:
@@ -505,11 +508,13 @@ def retype(cands: Sequence[Any], vectors: np.ndarray, embedder: Any, path: Path 
     # The rules' types of all, before any is changed: the neighbours block reads them.
     neighbours, thread = context_blocks(np.stack([rules_onehot(c.type) for c in cands]), vectors)
     faults = np.zeros((len(cands), len(FAULT_NAMES)), dtype=np.float32)
+    known: list[dict[str, Sequence[float]]] = [{} for _ in cands]
     if "faults" in h.parts.split(","):
-        parses = [parse_features(c.text, c.spans) for c in cands]
-        faults = fault_context([states_fault(p, cue_features(c.text, c.spans), agency_features(c.text, c.spans))
-                                for p, c in zip(parses, cands, strict=True)], [of_a_thing(p) for p in parses])
-    rows = np.stack([features(c.type, c.text, c.spans, vectors[i], h.parts, (neighbours[i], thread[i]), faults[i])
+        known = [{"parse": parse_features(c.text, c.spans), "cues": cue_features(c.text, c.spans),
+                  "agency": agency_features(c.text, c.spans)} for c in cands]
+        faults = fault_context([states_fault(k["parse"], k["cues"], k["agency"]) for k in known],
+                               [of_a_thing(k["parse"]) for k in known])
+    rows = np.stack([features(c.type, c.text, c.spans, vectors[i], h.parts, (neighbours[i], thread[i]), faults[i], known[i])
                      for i, c in enumerate(cands)])
     for c, t in zip(cands, h.predict(rows), strict=True):
         if t is None:
