@@ -32,8 +32,16 @@ round's ``scripts/type_offsets.py`` measures corrections of the shipped head on 
 (the rules of 8b8be0c as its input; classify.py has not changed since cd02c48). test17 was
 scored once by the sixteenth round (types 0.795, frozen at 8ab4f65): spent, and the seventeenth
 round's folds score it and its fit trains on it (the rules of 8ab4f65 as its input; classify.py has
-not changed since 4777eee). test18 and test19 are the fresh splits: neither is read here, nor any
-later one (``main`` refuses a split not in ``SPENT``): test20 and test21, fresh, are refused the same way.
+not changed since 4777eee). test18 was scored once by the seventeenth round (4a306f3) and test19
+once by the eighteenth (types 0.804, frozen at d78095e): both spent, forward folds, and in the
+twenty-first round's shipped fit (each with the rules of the commit that scored it as its input).
+test20 and test21 are the fresh splits: neither is read here, nor any later one (``main`` refuses
+a split not in ``SPENT``).
+
+The shipped head (twenty-first round):
+
+    .venv/bin/python scripts/train_types.py --parts rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread \
+        --c 0.03 --scale 5 --thread 7 [--report]
 
 Since the sixteenth round the setting is chosen by forward chaining (``FORWARD``, ``forward``):
 each of the newest splits scored by a head fitted only on the splits written before it, pooled.
@@ -63,13 +71,45 @@ sys.path.insert(0, str(ROOT))
 FRESH_RULES = {"test4": "156505f", "test5": "3a2888b", "test6": "cf8acb4", "test7": "f0be8fe", "test8": "523cb41",
                "test9": "73c2045", "test10": "59a06f4", "test11": "1fa6e9b",
                "test12": "a8e18bc", "test13": "f7001f7", "test14": "a311639", "test15": "cd02c48",
-               "test16": "8b8be0c", "test17": "8ab4f65", "test18": "4a306f3"}
+               "test16": "8b8be0c", "test17": "8ab4f65", "test18": "4a306f3", "test19": "d78095e"}
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18")
+         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19")
 SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 # Grid the folds choose from (inverse regularisation, which inputs).
+# Twenty-first round, test19 spent (its rules those of d78095e; 782 typed candidates; 4903 over the
+# six forward folds test14 ... test19). Forward chaining, each fold fitted only on the splits
+# written before it; typed accuracy per candidate with the runtime's overrides (KEEP_STATUS among
+# them), pooled, 95% bootstrap over conversations (per split test14 / 15 / 16 / 17 / 18 / 19):
+#   main's head (the 17-split fit; held out on all six) 0.7975 (0.7854 ... 0.8091; 0.823 / 0.783
+#     / 0.812 / 0.789 / 0.774 / 0.804)
+#   the twentieth round's candidate (PARTS[2], C 0.03, x7, thread x7) 0.8158 (0.8045 ... 0.8266);
+#     thread x3 0.8173
+#   + the stance block (PARTS[3], ``type_head.STANCE_NAMES``), C 0.03: vector x7 thread x7 / x5 /
+#     x3 0.8166 / 0.8181 / 0.8181; x7 thread x10 0.8122; x5 thread x7 0.8130; C 0.05 x5 thread x7
+#     0.8138. The block itself is flat held out (+0.08 points at x7 thread x7): its columns are
+#     precise in every spent split's labels (a choice done: 797 of 885 decisions; a commitment: 429
+#     of 485; the speaker's status: 345 of 364 session notes), and the vector and agency blocks
+#     already carry most of it; what it adds is the margin on the cases it names (a sale done, a
+#     tent promised: +0.8 and +1.4 of score towards a decision).
+#   KEEP_STATUS (``type_head``): not one held-out type changes with it (the folds already agree);
+#     it keeps a status note said with a promise (tests/test_causal_readings.py, tests/test_types21.py).
+#   Measured, not kept: the rules' decision kept where a choice done or a commitment is read (an
+#     override like KEEP_STATUS) 0.8148 against 0.8166: the head is right more often than the rules
+#     there.
+# Shipped: PARTS[3], C 0.03, vector x5, thread x7, fitted on all 23 spent splits: 0.8130 (0.8014
+# ... 0.8238; 0.823 / 0.795 / 0.826 / 0.815 / 0.798 / 0.822); against main's head +1.55 points
+# (+0.80 ... +2.29; test14 +0.00, test15 +1.20, test16 +1.41, test17 +2.55, test18 +2.37, test19
+# +1.79 (+0.00 ... +3.59)). The settings above it (x7 thread x3 / x5 / x7, within 0.5 points, well
+# inside each interval) each break an asserted behaviour when fitted on all 23 splits: the blinking
+# timer in a house-move thread (tests/test_type_head.py) typed a debug log at thread x3 ... x7 with
+# vector x7 (margin 0.13 at x7), and at C 0.05 x5 "I sold the old car on Saturday."
+# (tests/test_causal_after.py) typed a fact (margin 0.03); the shipped setting keeps every asserted
+# behaviour (the sale +0.22 a decision, the timer +0.27 a fact, the tent +0.94 a decision, the
+# status note a session note by KEEP_STATUS) and turns the three strict xfails into passes.
+# In sample (test18 + test19 end to end, eval_labelled): types 0.789 -> 0.866, causal precision
+# 0.738 -> 0.777, recall 0.283 -> 0.305.
 # Twentieth round, test18 spent (its rules those of 4a306f3; 802 typed candidates; 4121 over the
 # five forward folds test14 ... test18). Forward chaining, each fold fitted only on the splits
 # written before it; typed accuracy per candidate with the runtime's overrides, pooled (95%
@@ -257,9 +297,9 @@ CS = (0.03, 0.1, 0.3)
 # vector x7, inputs rules,parse,cues,neighbours,vector,thread): x1.5 / x3 / x5 0.858 / 0.860 / 0.860 (3102 / 3110 / 3111 of 3616;
 # test12 0.803 / 0.807 / 0.805); the smaller of the flat top.
 THREAD_SCALE = 3.0
-# The twentieth round's candidate (see the grid's comments; not shipped): x7 keeps the blinking
-# timer a fact in a house-move thread, 0.12 points below x3 pooled by forward chaining (flat).
-CANDIDATE = ("rules,parse,cues,agency,habit,neighbours,faults,vector,thread", 0.03, 7.0, 7.0, 1.0, 1.0)
+# The shipped setting (twenty-first round, see the grid's comments): the best by forward chaining
+# over test14 ... test19 of those that keep every asserted behaviour when fitted on all spent splits.
+CANDIDATE = ("rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", 0.03, 5.0, 7.0, 1.0, 1.0)
 # The hand-written train splits (train ... train4: written by the project around the issue's own
 # phrasings, "I usually cook at home during the week" a preference) and the weights of their rows
 # the folds choose from (``sample_weights``); and the per-split decays (1.0: every split alike).
@@ -293,9 +333,10 @@ SCALES = (3.0, 5.0, 7.0)
 # without it. Balanced class weights: 0.825. A 32- or 64-unit MLP on the same inputs: 0.829 -
 # 0.831.
 PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,agency,neighbours,vector,thread",
-         "rules,parse,cues,agency,habit,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
+         "rules,parse,cues,agency,habit,neighbours,faults,vector,thread",
+         "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
 FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17",
-         "test18")
+         "test18", "test19")
 # The selection criterion since the sixteenth round: forward chaining, each of these splits scored
 # by a head fitted only on the splits written before it (``SPENT`` is in the order they were
 # written), pooled. Leaving one split out pools folds whose training splits include writers that
@@ -303,7 +344,7 @@ FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test1
 # where three fresh splits scored 0.797 / 0.824 / 0.788; forward chaining over test12 ... test15
 # reads 0.802 for the same setting (see the grid's comments). Nineteenth round: the newest four,
 # test14 ... test17 (the shipped setting 0.809 there, the shipped head 0.801).
-FORWARD = ("test14", "test15", "test16", "test17", "test18")
+FORWARD = ("test14", "test15", "test16", "test17", "test18", "test19")
 
 
 @dataclass
@@ -390,7 +431,7 @@ def collect(engine: Any, split: str) -> list[Example]:
 
 # The blocks each candidate has on its own; the thread's (``type_head.context_blocks``) are
 # computed from them over its conversation (``with_context``), at collection and from the cache.
-BASE = ("rules", "parse", "cues", "agency", "habit", "vector")
+BASE = ("rules", "parse", "cues", "agency", "habit", "stance", "vector")
 
 
 def with_context(examples: list[Example]) -> list[Example]:
@@ -469,17 +510,21 @@ def fit(examples: list[Example], parts: str, c: float, vector_scale: float, thre
 
 
 def runtime_types(examples: list[Example], predicted: Any, system_debug: bool | None = None,
-                  keep_reasoned: bool = True) -> list[str]:
+                  keep_reasoned: bool = True, keep_status: bool | None = None) -> list[str]:
     """What ``type_head.retype`` makes of the head's choices: the rules' type where the head sees
-    chatter, where it says debug log with no system part named (``type_head.SYSTEM_DEBUG``), and
-    where the rules' decision is said with its reason."""
+    chatter, where it says debug log with no system part named (``type_head.SYSTEM_DEBUG``),
+    where the rules' decision is said with its reason, and where the rules' session note is said
+    as the speaker's status on a task (``type_head.KEEP_STATUS``)."""
     from mnemo.nlp import type_head
 
     gate = type_head.SYSTEM_DEBUG if system_debug is None else system_debug
+    status = type_head.KEEP_STATUS if keep_status is None else keep_status
+    k = type_head.STANCE_NAMES.index("status")
     out = []
     for e, p in zip(examples, predicted, strict=True):
         if p == "chatter" or (gate and p == "debug_log" and e.rule != p and not e.technical) or (
-                keep_reasoned and e.rule == "decision" and p != e.rule and e.reasoned):
+                keep_reasoned and e.rule == "decision" and p != e.rule and e.reasoned) or (
+                status and e.rule == "session_note" and p != e.rule and "stance" in e.blocks and bool(e.blocks["stance"][k])):
             p = e.rule
         out.append(str(p))
     return out
@@ -708,7 +753,7 @@ def main(argv: list[str] | None = None) -> int:
         def floats(arg: str | None, default: tuple[float, ...]) -> tuple[float, ...]:
             return tuple(float(v) for v in arg.split(",")) if arg else default
 
-        grid = [(p, c, sc, th, hw, d) for p in ((args.parts,) if args.parts else (PARTS[0],))
+        grid = [(p, c, sc, th, hw, d) for p in ((args.parts,) if args.parts else (PARTS[3],))
                 for c in ((args.c,) if args.c is not None else CS) for sc in ((args.scale,) if args.scale is not None else SCALES)
                 for th in floats(args.thread, (THREAD_SCALE,)) for hw in floats(args.hand, HAND_WEIGHTS)
                 for d in floats(args.decay, DECAYS)]

@@ -37,8 +37,6 @@ def test_a_work_in_progress_note_is_no_cause(real_engine) -> None:
     assert not any(3 in pair for pair in pairs), pairs
 
 
-@pytest.mark.xfail(strict=True, reason="known regression of the thirteenth round's type head (its neighbours' "
-                   "rules' types): the second turn is typed a decision, and the answered path links it; no cue is read")
 def test_since_before_a_noun_phrase_is_a_time_in_any_tense(real_engine) -> None:
     _, pairs = turn_links(real_engine, [
         ("Kofi", "The holiday cottage owner cancelled on us a week before we left."),
@@ -47,8 +45,6 @@ def test_since_before_a_noun_phrase_is_a_time_in_any_tense(real_engine) -> None:
     assert pairs == set()
 
 
-@pytest.mark.xfail(strict=True, reason="known regression of the thirteenth round's type head (its neighbours' "
-                   "rules' types): the second turn is typed a decision, and the answered path links it; no cue is read")
 def test_following_as_a_verb_is_no_cue(real_engine) -> None:
     _, pairs = turn_links(real_engine, [
         ("Rosa", "I switched to the meal kit subscription, the boxes come on Mondays."),

@@ -225,9 +225,8 @@ def test_habit_alone_is_a_preference(real_engine) -> None:
     assert [m["type"] for m in kept] == ["preference"]
 
 
-@pytest.mark.xfail(strict=True, reason="known regression of the thirteenth round's type head: reading its "
-                   "neighbours' rules' types (0.860 leave one split out, against 0.845 without them and 0.838 "
-                   "without the thread), it types a habit told between two other tastes a decision")
+# A strict xfail from the thirteenth round (the neighbours block typed the habit a decision) to
+# the twentieth; the twenty-first round's head (the habit block, 23 spent splits) types it a preference.
 def test_habit_between_tastes_is_a_preference(real_engine) -> None:
     turns = [
         ("Ana", "I'm not a fan of group classes at the gym."),

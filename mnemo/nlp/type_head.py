@@ -58,6 +58,15 @@ SYSTEM_DEBUG = False
 # ... test11, C 0.03, x7): without it 0.847 against 0.845 (5 of 2881 more right; test5 +1.0,
 # test6 +0.3, test7 +0.3, test8 0.0, test9 +0.4, test10 -0.2, test11 -0.2 points), kept for the same reason.
 KEEP_REASONED = True
+# KEEP_STATUS: the rules' session note said as the speaker's status on a task ("I'm still on the
+# warehouse migration plan, will share it by Friday", "halfway through the report": the "status"
+# column of ``stance_features``) stays a session note, whatever the sentence also promises. In
+# every spent split's labels 345 of 364 units with that column are session notes (326 of 341
+# where the rules say one too). Twenty-first round, forward chaining over test14 ... test19 (4,903
+# typed candidates): no held-out type changes with it or without it (the heads already agree); it
+# keeps tests/test_causal_readings.py's work-in-progress note, which the refits on the newer
+# splits typed a decision (score margin 0.4 to 0.7) and then linked.
+KEEP_STATUS = True
 _MODALS = frozenset({"can", "ca", "could", "should", "would", "'d", "’d", "might", "must", "may"})
 _THIRD = frozenset({"he", "she", "they", "it", "this", "that", "these", "those"})
 _QUESTIONISH = re.compile(r"\?\s*$")
@@ -174,9 +183,9 @@ def cue_features(text: str, spans: Sequence[Any]) -> list[float]:
 # something that happened to someone. A debug log is a thing's failure: a thing that keeps / started
 # / stopped doing something, or has not worked since. ``AGENCY_NAMES`` names them. Measured by
 # forward chaining (``scripts/train_types.py``, seventeenth round): +0.75 points pooled over test14
-# ... test17, +0.58 on the folds whose errors were never read while writing it; not in the shipped
-# head's parts (its refits break tests that must hold), so at run time it is computed only for a
-# head whose parts name it.
+# ... test17, +0.58 on the folds whose errors were never read while writing it; in the shipped
+# head's parts since the twenty-first round (the refits of the seventeenth and twentieth rounds
+# broke tests that must hold; see ``scripts/train_types.py``).
 AGENCY_NAMES = ("we_did", "we_will", "we_doing", "other_acts", "arranged", "concluded", "thing_keeps")
 _ACT_EXCLUDED = rules.STATE_VERBS | rules.FAIL_VERBS | rules._TASTE | rules._MISHAP_ACTS
 _MOTION = frozenset({"move", "go", "stay", "switch", "shift", "start", "run", "open", "close", "come", "change"})
@@ -280,8 +289,8 @@ def agency_features(text: str, spans: Sequence[Any]) -> list[float]:
 # fault is being chased, which decides whether a device's state ("the display is blinking 00:00")
 # is a finding or a fact about a new home. Measured by forward chaining (``scripts/train_types.py``,
 # twentieth round): with the agency block, 0.8136 -> 0.8139 pooled over test14 ... test18 (flat),
-# and they move the tea habit from -0.02 to +1.9 (a preference); not in the shipped head's parts
-# (the candidate refit breaks three asserted behaviours, see there).
+# and they move the tea habit from -0.02 to +1.9 (a preference). In the shipped head's parts since
+# the twenty-first round (with the stance block below), as is the agency block.
 HABIT_NAMES = ("habit_phrase",)
 _HABIT_MORE = re.compile(r"\b(?:only ever|hardly ever|barely ever|sometimes|occasionally|seldom|regularly|frequently|every time|"
                          r"each time|whenever|most (?:days|mornings|nights|evenings|weekends|weeks)|daily|nightly|weekly|"
@@ -324,7 +333,61 @@ def fault_context(faults: Sequence[bool], things: Sequence[bool] | None = None) 
     return out
 
 
-BLOCKS = ("rules", "parse", "cues", "agency", "habit", "neighbours", "faults", "vector", "thread")
+# Twenty-first round (issue #16): "stance", where the speaker's side stands towards an act, each
+# column a conjunction of tense or aspect, agency and the verb's kind that the parse columns hold
+# apart and a linear head cannot join: a choice done ("I sold the old car", "we switched banks":
+# a first-person subject, a completed tense, a verb of choosing, buying, moving or cancelling,
+# ``classify.CHANGE_VERBS``; not dated years back, ``classify._LONG_AGO``); a commitment ("we'll
+# get the bigger tent", "I'm going to book it": a first-person subject, "will" / "going to", a verb
+# that is no state of mind nor a mishap, asserted, not asked nor conditional; the agency block's
+# "we_will" leaves out "get" and "have", which are states in the past and acquisitions in a
+# promise); the speaker's status on a task ("I'm still on the migration plan", "halfway through
+# the report": ``classify._at_work`` or such a phrase with the speaker's side acting, a note of
+# work under way whatever else the sentence promises). In every spent split's labels: a choice
+# done 797 of 885 decisions, a commitment 429 of 485, the status 345 of 364 session notes.
+# Forward chaining over test14 ...
+# test19 (``scripts/train_types.py``, twenty-first round): flat against the same head without it
+# (+0.08 points, C 0.03 x7 thread x7); it is in the shipped head's parts for the margin it gives
+# the cases it names (the shipped head, its evidence and the behaviours it keeps: see there).
+STANCE_NAMES = ("chose_done", "commits", "status")
+# Verbs whose future with a first-person subject states no commitment ("we'll see", "I'll need a
+# hand", "we'll miss the train").
+_NO_COMMIT = (rules.STATE_VERBS - {"get", "have", "visit", "spend", "finish", "cook", "bake", "eat", "drink", "read", "play", "meet",
+                                   "watch", "work", "talk", "tell", "say"}) | rules.FAIL_VERBS | rules._TASTE | rules._MISHAP_ACTS
+_STATUS = re.compile(r"\b(?:next up|up next|halfway through|in the middle of|still (?:on|working on|going through|sorting))\b", re.I)
+
+
+def stance_features(text: str, spans: Sequence[Any]) -> list[float]:
+    """``STANCE_NAMES``: 1 where some main-clause verb (or sentence, for "status") has it."""
+    f = dict.fromkeys(STANCE_NAMES, 0.0)
+    long_ago = bool(rules._LONG_AGO.search(text))
+    for span in spans:
+        asked = bool(_QUESTIONISH.search(span.text))
+        for verb in span:
+            if verb.pos_ not in ("VERB", "AUX") or not (verb.dep_ in ("ROOT", "conj", "xcomp", "ccomp", "dep")
+                                                         and rules._main_clause(verb)):
+                continue
+            if not rules._first_person_agent(verb) and not (verb.dep_ == "dep" and subject_of(verb) is None
+                                                             and rules._first_person_agent(verb.head)):
+                continue
+            lemmas = rules.verb_lemmas(verb.text)
+            aux = rules._aux_of(verb)
+            negated = any(c.dep_ == "neg" for c in verb.children)
+            done = (verb.tag_ == "VBD" and not aux) or (verb.tag_ == "VBN" and bool(aux & {"have", "has", "'ve", "’ve"})
+                                                        and "been" not in aux) or rules._subject_left_out(verb)
+            if done and not negated and not long_ago and lemmas & rules.CHANGE_VERBS:
+                f["chose_done"] = 1.0
+            future = bool(aux & rules._FUTURE) or (verb.dep_ == "xcomp" and verb.head.lower_ in ("going", "gon")
+                                                   and verb.tag_ == "VB")
+            conditional = any(c.dep_ == "advcl" and any(m.lower_ in ("if", "unless") for m in c.children) for c in verb.children)
+            if future and not negated and not asked and not conditional and verb.pos_ == "VERB" and not lemmas & _NO_COMMIT:
+                f["commits"] = 1.0
+        if rules._at_work(span) or (_STATUS.search(span.text) and rules._speaker_acts(span)):
+            f["status"] = 1.0
+    return [f[n] for n in STANCE_NAMES]
+
+
+BLOCKS = ("rules", "parse", "cues", "agency", "habit", "stance", "neighbours", "faults", "vector", "thread")
 # Blocks that enter unstandardised (their cosine geometry kept), only scaled; the last blocks.
 VECTOR_BLOCKS = ("vector", "thread")
 THREAD_SPAN = 2  # memories either side whose vectors make the "thread" block
@@ -355,23 +418,28 @@ def context_blocks(onehots: np.ndarray, vectors: np.ndarray) -> tuple[np.ndarray
 
 
 def features(rule: MemoryType, text: str, spans: Sequence[Any], vector: np.ndarray, parts: str = "rules,parse,cues,vector",
-             context: tuple[np.ndarray, np.ndarray] | None = None, faults: np.ndarray | None = None) -> np.ndarray:
+             context: tuple[np.ndarray, np.ndarray] | None = None, faults: np.ndarray | None = None,
+             known: dict[str, Sequence[float]] | None = None) -> np.ndarray:
     """One memory's input to the head: the rules' type (one-hot), ``parse_features``,
     ``cue_features``, its neighbours' rules' types and its vector and its thread's
     (``context``: its row of ``context_blocks``); ``parts`` names which (the training script
-    compares subsets), in ``BLOCKS`` order."""
+    compares subsets), in ``BLOCKS`` order. ``known``: blocks already computed for this memory
+    (``retype`` reads parse, cues and agency for the faults block first: not walked twice)."""
     out: list[np.ndarray] = []
     chosen = set(parts.split(","))
+    known = known or {}
     if "rules" in chosen:
         out.append(rules_onehot(rule))
     if "parse" in chosen:
-        out.append(np.array(parse_features(text, spans), dtype=np.float32))
+        out.append(np.array(known.get("parse") or parse_features(text, spans), dtype=np.float32))
     if "cues" in chosen:
-        out.append(np.array(cue_features(text, spans), dtype=np.float32))
+        out.append(np.array(known.get("cues") or cue_features(text, spans), dtype=np.float32))
     if "agency" in chosen:
-        out.append(np.array(agency_features(text, spans), dtype=np.float32))
+        out.append(np.array(known.get("agency") or agency_features(text, spans), dtype=np.float32))
     if "habit" in chosen:
         out.append(np.array(habit_features(text, spans), dtype=np.float32))
+    if "stance" in chosen:
+        out.append(np.array(stance_features(text, spans), dtype=np.float32))
     if "neighbours" in chosen:
         assert context is not None, "the neighbours block needs the memory's context"
         out.append(np.asarray(context[0], dtype=np.float32).ravel())
@@ -445,11 +513,13 @@ def retype(cands: Sequence[Any], vectors: np.ndarray, embedder: Any, path: Path 
     # The rules' types of all, before any is changed: the neighbours block reads them.
     neighbours, thread = context_blocks(np.stack([rules_onehot(c.type) for c in cands]), vectors)
     faults = np.zeros((len(cands), len(FAULT_NAMES)), dtype=np.float32)
+    known: list[dict[str, Sequence[float]]] = [{} for _ in cands]
     if "faults" in h.parts.split(","):
-        parses = [parse_features(c.text, c.spans) for c in cands]
-        faults = fault_context([states_fault(p, cue_features(c.text, c.spans), agency_features(c.text, c.spans))
-                                for p, c in zip(parses, cands, strict=True)], [of_a_thing(p) for p in parses])
-    rows = np.stack([features(c.type, c.text, c.spans, vectors[i], h.parts, (neighbours[i], thread[i]), faults[i])
+        known = [{"parse": parse_features(c.text, c.spans), "cues": cue_features(c.text, c.spans),
+                  "agency": agency_features(c.text, c.spans)} for c in cands]
+        faults = fault_context([states_fault(k["parse"], k["cues"], k["agency"]) for k in known],
+                               [of_a_thing(k["parse"]) for k in known])
+    rows = np.stack([features(c.type, c.text, c.spans, vectors[i], h.parts, (neighbours[i], thread[i]), faults[i], known[i])
                      for i, c in enumerate(cands)])
     for c, t in zip(cands, h.predict(rows), strict=True):
         if t is None:
@@ -458,7 +528,14 @@ def retype(cands: Sequence[Any], vectors: np.ndarray, embedder: Any, path: Path 
             continue  # a debug log is a system's failure: no system part named, the rules' type stands
         if KEEP_REASONED and c.type == MemoryType.DECISION and t != c.type and _with_its_reason(c.text, c.spans):
             continue  # see ``_with_its_reason``
+        if KEEP_STATUS and c.type == MemoryType.SESSION_NOTE and t != c.type and _status(c.text, c.spans):
+            continue  # see KEEP_STATUS
         c.type = t
+
+
+def _status(text: str, spans: Sequence[Any]) -> bool:
+    """The speaker's status on a task (``stance_features``' "status")."""
+    return bool(stance_features(text, spans)[STANCE_NAMES.index("status")])
 
 
 def _with_its_reason(text: str, spans: Sequence[Any]) -> bool:
