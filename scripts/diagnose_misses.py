@@ -106,16 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     args = spent_args("diagnose_misses", argv, "missed link", __doc__)
     from mnemo.graph import link_head
 
-    def start() -> None:
-        link_head.RECORD = []
-
-    def stop() -> list:
-        record, link_head.RECORD = link_head.RECORD or [], None
-        return record
-
     rows: list[dict] = []
     gold = found = ceiling = 0
-    for conv, total, stored, record in ingest_each(args.split, start, stop):
+    for conv, total, stored, record in ingest_each(args.split, link_head, "RECORD"):
         proposed = {(c, e): p for c, e, _path, _x, p in record}
         gold += total.gold_links
         found += total.links_found

@@ -26,8 +26,9 @@ import json
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -102,10 +103,11 @@ def spent_args(prog: str, argv: list[str] | None, what: str, doc: str | None) ->
     return args
 
 
-def ingest_each(split: str, start: Callable[[], None], stop: Callable[[], list]) -> Iterator[tuple]:
-    """Ingest each conversation of ``split`` into one fresh store as ``eval_labelled`` does, with a
-    debug record on around it (``start`` turns it on, ``stop`` turns it off and returns it);
-    yields (conversation, score, stored memories and links, record)."""
+def ingest_each(split: str, module: Any, record: str) -> Iterator[tuple]:
+    """Ingest each conversation of ``split`` into one fresh store as ``eval_labelled`` does, with
+    ``module``'s debug record (the list attribute ``record``: ``rules.TRACE``,
+    ``link_head.RECORD``) on around it; yields (conversation, score, stored memories and links,
+    the record)."""
     from mnemo.clock import Clock
     from mnemo.config import load_settings
     from mnemo.engine import Mnemo
@@ -115,28 +117,22 @@ def ingest_each(split: str, start: Callable[[], None], stop: Callable[[], list])
         settings = load_settings(home=home, overrides={"embedding.model": "all-MiniLM-L6-v2"})
         with Mnemo(settings, clock=Clock(1_800_000_000.0)) as m:
             for n, conv in enumerate(load(split)):
-                start()
+                setattr(module, record, [])
                 try:
                     total, stored = evaluate(m, [conv], start=1_770_000_000.0 + n * 86400)
                 finally:
-                    record = stop()
-                yield conv, total, stored[0], record
+                    kept = getattr(module, record) or []
+                    setattr(module, record, None)
+                yield conv, total, stored[0], kept
 
 
 def main(argv: list[str] | None = None) -> int:
     args = spent_args("diagnose_targets", argv, "wrong link", __doc__)
     from mnemo.graph import rules
 
-    def start() -> None:
-        rules.TRACE = []
-
-    def stop() -> list:
-        trace, rules.TRACE = rules.TRACE or [], None
-        return trace
-
     rows: list[dict] = []
     made = right = 0
-    for conv, total, stored, trace in ingest_each(args.split, start, stop):
+    for conv, total, stored, trace in ingest_each(args.split, rules, "TRACE"):
         paths = {(c.id, e.id): p for c, e, p in trace}
         made += total.links_made
         right += total.links_right
