@@ -15,3 +15,13 @@ def test_a_fresh_split_is_refused(fresh: str, capsys: pytest.CaptureFixture[str]
     assert exc.value.code == 2
     assert fresh in capsys.readouterr().err
     assert fresh not in train_statement.SPLITS
+
+
+def test_the_shipped_fit_names_no_fresh_split() -> None:
+    """The head shipped in mnemo/nlp/heads/ records the splits it was fitted on: none is fresh."""
+    import json
+
+    from mnemo.nlp.statement_head import HEAD
+
+    trained = set(json.loads(HEAD.read_text(encoding="utf-8"))["splits"])
+    assert trained and trained.isdisjoint(train_statement.FRESH)
