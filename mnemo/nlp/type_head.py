@@ -406,8 +406,10 @@ def stance_features(text: str, spans: Sequence[Any]) -> list[float]:
 # thread's (``KNN_THREAD``) the timer holds, but the gain shrinks: KNN_THREAD 0.4 +0.77 (+0.10 ...
 # +1.42; "I sold the old car on Saturday." typed a fact, tests/test_causal_after.py), 1.0 +0.32
 # (-0.26 ... +0.90; every asserted behaviour kept, and test20 as summary types 0.815 -> 0.818 but
-# causal precision 0.719 -> 0.704, recall 0.298 -> 0.291). A head whose parts name "knn" carries
-# its pool (``knn_pool``); ``retype`` reads it.
+# causal precision 0.719 -> 0.704, recall 0.298 -> 0.291). And the K 30 plain-vector head, fitted
+# on all 23 spent splits, scored on test20 (in no fit; summary only): types 0.815 -> 0.815, causal
+# precision 0.719 -> 0.721 (98 / 136), recall 0.298 -> 0.301: the forward gain does not show on the
+# newest writer's text. A head whose parts name "knn" carries its pool (``knn_pool``); ``retype`` reads it.
 KNN_NAMES = CLASSES
 KNN_K = 30  # forward chaining test14 ... test19: K 30 / 60 +1.42 / +1.40, the smaller of the flat top
 
