@@ -32,7 +32,7 @@ from . import type_head
 from .classify import classify_parsed
 from .conversation import Turn
 from .fingerprint import singular
-from .statement import REPORTS
+from .statement import REPORTS, evidence
 
 MAX_SENTENCE_CHARS = 600
 MIN_WORDS = 4
@@ -851,8 +851,6 @@ def _announces(prev: Candidate, sent: Any) -> bool:
     statement it opens: a heading (``_heading``) before a clause with its own subject, a sentence
     with no finite predicate (``_verbless``) before a clause, or a sentence with no kind of
     evidence before a clause that reports (``statement.REPORTS`` kinds)."""
-    from .statement import REPORTS, evidence
-
     if len(prev.spans) != 1 or prev.accepts:
         return False
     opener = prev.spans[0]
