@@ -347,7 +347,9 @@ CS = (0.03, 0.1, 0.3)
 THREAD_SCALE = 3.0
 # The shipped setting (twenty-first round, see the grid's comments): the best by forward chaining
 # over test14 ... test19 of those that keep every asserted behaviour when fitted on all spent splits.
-CANDIDATE = ("rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", 0.03, 5.0, 7.0, 1.0, 1.0)
+# (The ×5 / ×7 it held until the twentieth round was the helper's fit, not what shipped: the
+# shipped head's scales, mnemo/nlp/heads/types.npz, are ×4 / ×4, as the docstring says.)
+CANDIDATE = ("rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", 0.03, 4.0, 4.0, 1.0, 1.0)
 # The hand-written train splits (train ... train4: written by the project around the issue's own
 # phrasings, "I usually cook at home during the week" a preference) and the weights of their rows
 # the folds choose from (``sample_weights``); and the per-split decays (1.0: every split alike).
