@@ -232,8 +232,6 @@ class Candidate:
 
     def join(self, text: str, sent: Any) -> None:
         """Another sentence of the same statement."""
-        from .statement import evidence
-
         self.text = f"{self.text} {text}"
         self.spans.append(sent)
         self.sentences.append(text)
@@ -535,7 +533,7 @@ def _pieces(sents: Iterator[Any], turn: Turn) -> Iterator[Any]:
 
 
 def _cut(sent: Any, turn: Turn, depth: int) -> Iterator[Any]:
-    from .statement import evidence, reaction
+    from .statement import reaction
 
     for start in _cuts(sent):
         left, right = sent.doc[sent.start:start], sent.doc[start:sent.end]
@@ -639,7 +637,7 @@ def candidates(
     new one. The statement margin is left to ``judge``, on the vectors the memories are stored
     with. ``progress`` is called with 1 per turn handled."""
     from .entities import nlp
-    from .statement import evidence, reaction
+    from .statement import reaction
 
     stats = ExtractStats(turns=len(turns))
     # Made whenever either scorer weighs them; the other's infinite penalty drops them in judge.
@@ -866,7 +864,8 @@ def _announces(prev: Candidate, sent: Any) -> bool:
         return True
     if not _clause(sent):
         return False
-    return _verbless(opener) or (not _clause(opener) and evidence(opener) == 0 and evidence(sent) >= REPORTS)
+    # prev.evidence is its one sentence's (set when the candidate was made)
+    return _verbless(opener) or (not _clause(opener) and prev.evidence == 0 and evidence(sent) >= REPORTS)
 
 
 # Issue #16, twelfth round: a second statement in the same turn. In sample on the labelled splits
@@ -913,7 +912,7 @@ def _another_statement(prev: Candidate, sent: Any) -> bool:
     named thing or number, a past event, the speaker as subject or owner). The speaker's own
     story (I ... we ... I) stays one memory, and so does praise or encouragement, whose parts
     would each fall under the statement filter where the whole passed."""
-    from .statement import evidence, reports
+    from .statement import reports
 
     new, old = _subject(sent), _subject(prev.spans[-1])
     if old is not None and old.pos_ in _THINGS and _speaker_act(sent) and reports(prev.spans[-1]):
