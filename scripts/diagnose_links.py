@@ -14,8 +14,8 @@ features are collected anew, minutes per split). ``--out``: every link's record 
 Per split:
 
 1. A type head with the shipped setting (``SETTING``) is fitted with ``train_types.fit`` on the
-   splits of ``train_types.SPENT`` written before it (test20 / test21, spent since the head was
-   last fitted, are not in ``train_types.SPENT``: their folds fit on train ... test19), written
+   splits of ``train_types.SPENT`` written before it (test20 / test21 are in it since the
+   twenty-third round: test21's fold fits on train ... test20), written
    with ``train_types.save`` to a temporary file, and ``type_head.HEAD_PATH`` patched to it
    (ingest has no parameter for the head's path).
 2. The split is ingested as ``eval_labelled`` does (``diagnose_targets.ingest_each``, with

@@ -35,10 +35,18 @@ round's folds score it and its fit trains on it (the rules of 8ab4f65 as its inp
 not changed since 4777eee). test18 was scored once by the seventeenth round (4a306f3) and test19
 once by the eighteenth (types 0.804, frozen at d78095e): both spent, forward folds, and in the
 twenty-first round's shipped fit (each with the rules of the commit that scored it as its input).
-test20, test21 and test22 are the fresh splits: none is read here, nor any later one (``main`` refuses
-a split not in ``SPENT``).
+test20 was scored once by the nineteenth round (types 0.815, frozen at 9fcb7f4) and test21 once by
+the twentieth (types 0.848, frozen at 9c1f362): both spent, in ``SPENT`` since the twenty-third
+round (each with the rules of the commit that scored it as its input; classify.py has not changed
+since 4777eee, so both are today's rules), which used them as forward folds only (test20 scored by
+a head fitted on train ... test19, test21 by one fitted on train ... test20; summary figures, see the
+grid's comments). The shipped head is NOT refitted on them: every fit on all 25 spent splits tried
+breaks an asserted behaviour (the grid's comments), so it is still the twenty-first round's fit on
+train ... test19. test22 and test23 are the fresh splits: none is read here, nor any later one
+(``main`` refuses a split not in ``SPENT``).
 
-The shipped head (twenty-first round):
+The shipped head (twenty-first round; fitted on train ... test19, ``HEAD_SPLITS``, the default
+``--splits``):
 
     .venv/bin/python scripts/train_types.py --parts rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread \
         --c 0.03 --scale 4 --thread 4 [--report]
@@ -71,13 +79,39 @@ sys.path.insert(0, str(ROOT))
 FRESH_RULES = {"test4": "156505f", "test5": "3a2888b", "test6": "cf8acb4", "test7": "f0be8fe", "test8": "523cb41",
                "test9": "73c2045", "test10": "59a06f4", "test11": "1fa6e9b",
                "test12": "a8e18bc", "test13": "f7001f7", "test14": "a311639", "test15": "cd02c48",
-               "test16": "8b8be0c", "test17": "8ab4f65", "test18": "4a306f3", "test19": "d78095e"}
+               "test16": "8b8be0c", "test17": "8ab4f65", "test18": "4a306f3", "test19": "d78095e",
+               "test20": "9fcb7f4", "test21": "9c1f362"}
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19")
+         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19", "test20", "test21")
+# What the shipped head is fitted on (``--splits``' default): every spent split but test20 and
+# test21, whose fits on all 25 break asserted behaviours (twenty-third round, the grid's comments).
+HEAD_SPLITS = SPENT[:-2]
 SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 # Grid the folds choose from (inverse regularisation, which inputs).
+# Twenty-third round (types23; the lead's twenty-first): test20 and test21 in ``SPENT`` (their
+# rules those of 9fcb7f4 / 9c1f362, i.e. today's); 12,389 examples over 25 splits, re-collected on
+# this round's extraction. Criteria fixed before looking. Shipped setting (C 0.03 x4 thread x4)
+# unless said; 95% bootstrap over conversations, paired.
+#   More data (each fold fitted on all splits written before it, against the same without the
+#     newest of them): test21 (train ... test20 against train ... test19) 0.8481 against 0.8469,
+#     +0.12 points (-0.57 ... +0.82); pooled over test15 ... test21 0.8156 both, +0.00 (-0.35 ...
+#     +0.35); per fold -0.95 / +0.51 / +0.80 / -0.49 / -0.13 / +0.13 / +0.12. Neutral: one more
+#     writer moves the next writer's figure by nothing measurable at ~11k examples.
+#   C / scales, forward over test14 ... test20 (5,704 typed candidates), against the shipped
+#     setting 0.8117 (0.822 / 0.795 / 0.828 / 0.813 / 0.793 / 0.822 / 0.810): C 0.1 0.8149, +0.32
+#     (-0.14 ... +0.79); vector x6 0.8182, +0.65 (+0.30 ... +1.03; every fold up); thread x6
+#     0.8066, -0.51 (-0.83 ... -0.19).
+#   Not shipped: every fit on all 25 spent splits tried types the house-move thread's blinking
+#     timer a debug log (tests/test_type_head.py): C 0.03 x4 thread x4 (and "I don't like following
+#     meal kit instructions" gains a link, tests/test_causal_readings.py), x6 thread x4, x5 thread x4
+#     (the timer only), C 0.1 x4 thread x4 and x6 thread x5 (and the mesh guard in
+#     tests/test_segments14.py), x5 thread x5 and x4 thread x5 (all three). The newer writers call a
+#     reset clock a debug log outside a fault thread (see the twentieth round below), and two more
+#     of them tip it. In sample, the x4 thread x4 fit on all 25 scores test20 types 0.815 -> 0.854,
+#     links 0.719 / 0.298 -> 0.739 / 0.304, test21 0.849 -> 0.879, 0.788 / 0.417 -> 0.785 / 0.420
+#     (eval_labelled summaries; both splits in its fit). The shipped head stays the 23-split fit.
 # Twenty-second round (nothing newly spent; the collection of the twenty-first round's shipped fit,
 # 10,685 examples). Forward chaining over test14 ... test19 (4,928 typed candidates), each setting
 # against the shipped setting (C 0.03, vector x4, thread x4) refitted per fold, 0.8133 (0.8019 ...
@@ -394,6 +428,9 @@ FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test1
 # where three fresh splits scored 0.797 / 0.824 / 0.788; forward chaining over test12 ... test15
 # reads 0.802 for the same setting (see the grid's comments). Nineteenth round: the newest four,
 # test14 ... test17 (the shipped setting 0.809 there, the shipped head 0.801).
+# Twenty-third round: test20 and test21 are spent but not in this default (scripts/diagnose_links.py
+# reads it as its default splits and prints per-link rows); the round's folds named them with
+# ``--folds``.
 FORWARD = ("test14", "test15", "test16", "test17", "test18", "test19")
 
 
@@ -791,7 +828,7 @@ def end_to_end(engine_factory: Any, split: str, head_path: Path | None) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--splits", default=",".join(SPENT), help="the spent splits to fit on (never test18 or later)")
+    ap.add_argument("--splits", default=",".join(HEAD_SPLITS), help="the spent splits to fit on (default HEAD_SPLITS; never test22 or later)")
     ap.add_argument("--hold-out", default=None, help="fit without these splits (comma-separated) and score each end to end")
     ap.add_argument("--parts", default=None, help="fixed inputs, of type_head.BLOCKS in that order (skip the leave-one-split-out choice)")
     ap.add_argument("--c", type=float, default=None, help="fixed C (skip the leave-one-split-out choice)")

@@ -44,8 +44,9 @@ def test_a_fresh_split_is_refused_before_anything_is_read(splits: str, capsys: p
 def test_spent_splits_pass_and_folds_fit_on_the_earlier_spent_splits() -> None:
     assert diagnose_links.fit_on("test14")[-1] == "test13"
     assert "test14" not in diagnose_links.fit_on("test14")
-    # test20 / test21 are spent but not in train_types' fit: their folds fit on train ... test19.
-    assert diagnose_links.fit_on("test21")[-1] == "test19"
+    # test20 / test21 are in train_types.SPENT since the twenty-third round: test21's fold fits on
+    # train ... test20.
+    assert diagnose_links.fit_on("test21")[-1] == "test20"
     assert all(s in diagnose_links.train_types.SPENT for s in diagnose_links.fit_on("test21"))
     assert list(diagnose_links.train_types.FORWARD) == ["test14", "test15", "test16", "test17", "test18", "test19"]
 
