@@ -35,7 +35,7 @@ round's folds score it and its fit trains on it (the rules of 8ab4f65 as its inp
 not changed since 4777eee). test18 was scored once by the seventeenth round (4a306f3) and test19
 once by the eighteenth (types 0.804, frozen at d78095e): both spent, forward folds, and in the
 twenty-first round's shipped fit (each with the rules of the commit that scored it as its input).
-test20, test21 and test22 are the fresh splits: none is read here, nor any later one (``main`` refuses
+test20, test21, test22 and test23 are the fresh splits: none is read here, nor any later one (``main`` refuses
 a split not in ``SPENT``).
 
 The shipped head (twenty-first round):

@@ -105,7 +105,7 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     once as its rules' input (test14 a311639, test15 cd02c48, test16 8b8be0c, test17 8ab4f65,
     test18 4a306f3, test19 d78095e). The shipped head is the twenty-first round's fit on every
     spent split (chosen by forward chaining over test14 ... test19, see ``train_types.py``); test20,
-    test21 and test22 are in none of the lists, and the script refuses them."""
+    test21, test22 and test23 are in none of the lists, and the script refuses them."""
     train_types = _train_types()
     head = type_head.head()
     assert head is not None
@@ -122,13 +122,13 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     assert "test12" in head.splits and train_types.FRESH_RULES["test12"] == "a8e18bc" and "test12" in train_types.FOLDS
     assert "test13" in head.splits and train_types.FRESH_RULES["test13"] == "f7001f7" and "test13" in train_types.FOLDS
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES), head.splits):
-        assert "test20" not in names and "test21" not in names and "test22" not in names
+        assert "test20" not in names and "test21" not in names and "test22" not in names and "test23" not in names
     assert set(train_types.FOLDS) <= set(train_types.SPENT) and set(train_types.FRESH_RULES) <= set(train_types.SPENT)
     assert head.parts == train_types.PARTS[3] == "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread"
     assert train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"  # the heads shipped before
     assert train_types.PARTS[1] == "rules,parse,cues,agency,neighbours,vector,thread"  # measured, not shipped
     assert train_types.PARTS[2] == "rules,parse,cues,agency,habit,neighbours,faults,vector,thread"  # measured, not shipped
-    for fresh in ("test20", "train,test20", "test21", "test22", "test19,test20", "test16,test21", "train,test22"):
+    for fresh in ("test20", "train,test20", "test21", "test22", "test23", "test19,test20", "test16,test21", "train,test22", "train,test23"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
 

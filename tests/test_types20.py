@@ -139,12 +139,12 @@ def test_the_bootstrap_pools_folds_and_pairs_differences() -> None:
 def test_test18_is_spent_and_the_fresh_splits_are_refused() -> None:
     """test18 was scored once by the seventeenth round (4a306f3): spent, its rules those of that
     commit, a forward fold; test19 followed (the eighteenth round, d78095e: ``tests/test_types21.py``);
-    test20, test21 and test22 are fresh and refused."""
+    test20, test21, test22 and test23 are fresh and refused."""
     train_types = _train_types()
     assert "test18" in train_types.SPENT and train_types.FRESH_RULES["test18"] == "4a306f3"
     assert train_types.FORWARD[:5] == ("test14", "test15", "test16", "test17", "test18")
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES)):
-        assert "test20" not in names and "test21" not in names and "test22" not in names
-    for fresh in ("test20", "test21", "test22", "test19,test20", "train,test21", "train,test22"):
+        assert "test20" not in names and "test21" not in names and "test22" not in names and "test23" not in names
+    for fresh in ("test20", "test21", "test22", "test23", "test19,test20", "train,test21", "train,test22", "train,test23"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])

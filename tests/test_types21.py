@@ -118,10 +118,10 @@ def test_without_keep_status_the_head_makes_the_note_a_decision(real_engine, mon
 
 def test_test19_is_spent_and_the_fresh_splits_are_refused() -> None:
     """test19 was scored once by the eighteenth round (d78095e): spent, its rules those of that
-    commit, the sixth forward fold; test20, test21 and test22 are fresh and refused."""
+    commit, the sixth forward fold; test20, test21, test22 and test23 are fresh and refused."""
     train_types = _train_types()
     assert train_types.SPENT[-1] == "test19" and train_types.FRESH_RULES["test19"] == "d78095e"
     assert train_types.FORWARD == ("test14", "test15", "test16", "test17", "test18", "test19")
-    for fresh in ("test20", "test21", "test22", "test19,test20", "test21,test22"):
+    for fresh in ("test20", "test21", "test22", "test23", "test19,test20", "test21,test22", "test22,test23", "train,test23"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
