@@ -16,7 +16,7 @@ class, the first that holds:
   had no stated reason, or its reason is the other way round).
 
 Per class, the path of ``rules.propose`` that made each link (``rules.TRACE``). Only the spent
-splits may be read (train ... test21): it refuses test22 and later, the fresh held-out splits.
+splits may be read (train ... test21): it refuses test22, test23 and later, the fresh held-out splits.
 """
 
 from __future__ import annotations

@@ -81,6 +81,14 @@ from mnemo.recall.fusion import weighted_rrf  # noqa: E402
 STORES = ("turns", "turns-sessions", "ingest", "observations")
 HEADLINE = (1, 2, 3, 4)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+# The form of a question, for the --misses table by form: read from its first words only (no model, no
+# list of the dataset's questions), so that where recall misses can be told apart by what is asked.
+FORM_NAMES = {1: "when / how long", 2: "yes-no / would", 3: "how many", 4: "two people", 5: "list (what Xs)",
+              6: "what / which (other)", 7: "who / where / why / how (other)"}
+_AUXILIARIES = frozenset(["is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "would", "will", "should", "might"])
+_TWO_PEOPLE = re.compile(r"\b[A-Z][\w'-]+ and [A-Z][\w'-]+|\bboth\b")
+_LIST = re.compile(r"(?:what|which) (?:kinds? of |types? of |sorts? of )?([a-z-]+)\b")
+_SINGULAR_S = frozenset(["does", "is", "was", "has", "his", "its", "this", "us", "as", "yes", "always"])
 _EVIDENCE = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 # Settings switched off one at a time by --ablations (each row: mnemo without that step).
 ABLATIONS = {
@@ -199,6 +207,27 @@ def metrics(ranked: Sequence[frozenset[str]], evidence: set[str], ks: list[int])
     return out
 
 
+def question_form(question: str) -> int:
+    """The key of ``FORM_NAMES`` for a question: a time asked for, a yes-no or hypothetical question,
+    a count, two people named together, "What / Which <plural noun>" (a list of things), other
+    "what / which", and the rest. The first matching form wins, in that order."""
+    text = question.strip()
+    low = text.lower()
+    first = low.split(" ", 1)[0] if low else ""
+    if first == "when" or low.startswith(("how long", "what year", "what month", "what date", "which year", "which month")):
+        return 1
+    if first in _AUXILIARIES:
+        return 2
+    if low.startswith(("how many", "how much")):
+        return 3
+    if _TWO_PEOPLE.search(text):
+        return 4
+    m = _LIST.match(low)
+    if m and m.group(1).endswith("s") and not m.group(1).endswith("ss") and m.group(1) not in _SINGULAR_S:
+        return 5
+    return 6 if first in ("what", "which") else 7
+
+
 def missed_ranks(rankings: Mapping[str, Sequence[str]], covers: Mapping[str, frozenset[str]], evidence: set[str],
                  lead: str = "mnemo", head: int = 10) -> list[dict[str, float]]:
     """Where the evidence the first ``head`` of ``rankings[lead]`` misses lies: one record per
@@ -216,27 +245,29 @@ def missed_ranks(rankings: Mapping[str, Sequence[str]], covers: Mapping[str, fro
     return out
 
 
-def misses_report(per_conv: dict[str, dict[str, list[Row]]], depth: int) -> tuple[list[str], dict[str, Any]]:
-    """The ``--misses`` table of one path: per category, the share of the evidence the lead
-    ranking's first 10 / 20 / ``depth`` cover, and where the turns its first 10 miss lie in it and
-    in each baseline (how many within 20 and within ``depth``, and their median rank there)."""
+def misses_report(per_conv: dict[str, dict[str, list[Row]]], depth: int, by: str = "category") -> tuple[list[str], dict[str, Any]]:
+    """The ``--misses`` table of one path: per category (``by="form"``: per question form,
+    ``question_form``), the share of the evidence the lead ranking's first 10 / 20 / ``depth``
+    cover, and where the turns its first 10 miss lie in it and in each baseline (how many within
+    20 and within ``depth``, and their median rank there)."""
     convs = list(per_conv)
-    lead = [r for c in convs for r in per_conv[c].get("misses:lead", [])]
-    missed = [r for c in convs for r in per_conv[c].get("misses:ranks", [])]
+    suffix, labels = ("", CATEGORY_NAMES) if by == "category" else (":form", FORM_NAMES)
+    lead = [r for c in convs for r in per_conv[c].get("misses:lead" + suffix, [])]
+    missed = [r for c in convs for r in per_conv[c].get("misses:ranks" + suffix, [])]
     cats = sorted({r[0] for r in lead})
     names = list(missed[0][1]) if missed else ["mnemo", "bm25", "dense"]
-    head = ["category", f"mnemo k={depth}: recall@10 / 20 / {depth}", "missed turns",
+    head = [by, "n", f"mnemo k={depth}: recall@10 / 20 / {depth}", "missed turns",
             *[f"{n}: within 20 / {depth} (median rank)" for n in names]]
     body = []
     out: dict[str, Any] = {}
     for cat in [*cats, None]:  # None: every category
         rs = [r for r in lead if cat is None or r[0] == cat]
         ms = [r[1] for r in missed if cat is None or r[0] == cat]
-        label = "all" if cat is None else f"{cat} {CATEGORY_NAMES.get(cat, '')}"
+        label = "all" if cat is None else f"{cat} {labels.get(cat, '')}"
         shares = [mean_of(rs, f"recall@{k}") for k in (10, 20, depth)]
-        row = [label, " / ".join(f"{x:.3f}" for x in shares), str(len(ms))]
+        row = [label, str(len(rs)), " / ".join(f"{x:.3f}" for x in shares), str(len(ms))]
         key = "all" if cat is None else str(cat)
-        out[key] = {"recall": dict(zip(("10", "20", str(depth)), shares, strict=True)), "missed": len(ms)}
+        out[key] = {"recall": dict(zip(("10", "20", str(depth)), shares, strict=True)), "missed": len(ms), "n": len(rs)}
         for n in names:
             ranks = [m[n] for m in ms if m[n] <= depth]
             med = f"{float(np.median(ranks)):.0f}" if ranks else "-"
@@ -244,7 +275,7 @@ def misses_report(per_conv: dict[str, dict[str, list[Row]]], depth: int) -> tupl
             out[key][n] = {"within_20": sum(1 for x in ranks if x <= 20), f"within_{depth}": len(ranks),
                                 "median": float(np.median(ranks)) if ranks else None}
         body.append(row)
-    lines = [f"where the evidence mnemo's first 10 miss lies (mnemo recalled with k = {depth}; the baselines' first {depth})", ""]
+    lines = [f"where the evidence mnemo's first 10 miss lies, by {by} (mnemo recalled with k = {depth}; the baselines' first {depth})", ""]
     return lines + md_table(head, body), out
 
 
@@ -378,7 +409,8 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
     """Rows per system: each named setting of mnemo, and the baselines. ``misses`` > 0: also
     mnemo as configured recalled with k = ``misses`` (rows ``misses:lead``) and, for each evidence
     turn its first 10 miss, the ranks of ``missed_ranks`` in it and in the baselines
-    (``misses:ranks``)."""
+    (``misses:ranks``); the same rows keyed by ``question_form`` instead of category
+    (``misses:lead:form``, ``misses:ranks:form``)."""
     m = b.m
     k = max(ks)
     n_cand = max(50, 3 * k)
@@ -434,9 +466,14 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
             rows[name].append((cat, metrics(covered(ranking), ev, ks)))
         if misses > 0:
             lead = [h.id for h in m.recall(q, k=misses, touch=False)]
-            rows["misses:lead"].append((cat, metrics(covered(lead), ev, sorted({10, 20, misses}))))
+            got = metrics(covered(lead), ev, sorted({10, 20, misses}))
             deep = {"mnemo": lead, "bm25": ranked(bm_scores, misses), "dense": ranked(dense_scores, misses)}
-            rows["misses:ranks"] += [(cat, r) for r in missed_ranks(deep, b.covers, ev)]
+            where = missed_ranks(deep, b.covers, ev)
+            form = question_form(q)
+            rows["misses:lead"].append((cat, got))
+            rows["misses:ranks"] += [(cat, r) for r in where]
+            rows["misses:lead:form"].append((form, got))
+            rows["misses:ranks:form"] += [(form, r) for r in where]
     return rows, latencies
 
 
@@ -707,6 +744,8 @@ def main(argv: list[str] | None = None) -> int:
         lines, out = store_report(store, per_conv, names, args.folds, ks, labels)
         if args.misses:
             more, out["misses"] = misses_report(per_conv, args.misses)
+            forms, out["misses_by_form"] = misses_report(per_conv, args.misses, by="form")
+            more += ["", *forms]
             lines += ["", *more]
         out.update(counts)
         out["recall_latency_ms_p50"] = round(1000 * float(np.median(latencies)), 2) if latencies else None

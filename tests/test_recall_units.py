@@ -336,7 +336,29 @@ def test_eval_misses_finds_where_the_evidence_missed_by_the_first_ten_lies() -> 
     assert out["1"]["missed"] == 3 and out["1"]["recall"] == {"10": 0.25, "20": 0.5, "30": 0.75}
     assert out["1"]["mnemo"] == {"within_20": 1, "within_30": 2, "median": 19.5}
     assert out["all"]["bm25"] == {"within_20": 2, "within_30": 2, "median": 1.0}
-    assert any("| 1 multi-hop | 0.250 / 0.500 / 0.750 | 3 | 1 / 2 (20) | 2 / 2 (1) |" in line for line in lines)
+    assert any("| 1 multi-hop | 1 | 0.250 / 0.500 / 0.750 | 3 | 1 / 2 (20) | 2 / 2 (1) |" in line for line in lines)
+    # The same rows grouped by question form instead of category.
+    lines, out = ev.misses_report({"c1": {"misses:lead:form": [(5, {"recall@10": 0.25, "recall@20": 0.5, "recall@30": 0.75})],
+                                          "misses:ranks:form": [(5, r) for r in got]}}, 30, by="form")
+    assert out["5"]["missed"] == 3 and out["5"]["n"] == 1 and out["5"]["mnemo"]["within_30"] == 2
+    assert any("| 5 list (what Xs) | 1 | 0.250 / 0.500 / 0.750 | 3 |" in line for line in lines)
+
+
+def test_eval_question_form_reads_what_a_question_asks_for() -> None:
+    ev = _eval_module()
+    form = {v: k for k, v in ev.FORM_NAMES.items()}
+    assert ev.question_form("When did Caroline go to the LGBTQ support group?") == form["when / how long"]
+    assert ev.question_form("How long has Mel been practicing art?") == form["when / how long"]
+    assert ev.question_form("Would Caroline be considered religious?") == form["yes-no / would"]
+    assert ev.question_form("Did Melanie make the black and white bowl?") == form["yes-no / would"]
+    assert ev.question_form("How many children does Melanie have?") == form["how many"]
+    assert ev.question_form("What do Jon and Gina both have in common?") == form["two people"]
+    assert ev.question_form("What activities does Melanie partake in?") == form["list (what Xs)"]
+    assert ev.question_form("What kinds of books has Caroline read?") == form["list (what Xs)"]
+    # "does", "is", "his" end in s and are no plural noun.
+    assert ev.question_form("What does Jon's dance studio offer?") == form["what / which (other)"]
+    assert ev.question_form("What is Caroline's identity?") == form["what / which (other)"]
+    assert ev.question_form("Where did Jon go on a trip?") == form["who / where / why / how (other)"]
 
 
 # -- diversity ---------------------------------------------------------------------------------------

@@ -131,7 +131,7 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     assert train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"  # the heads shipped before
     assert train_types.PARTS[1] == "rules,parse,cues,agency,neighbours,vector,thread"  # measured, not shipped
     assert train_types.PARTS[2] == "rules,parse,cues,agency,habit,neighbours,faults,vector,thread"  # measured, not shipped
-    for fresh in ("test22", "train,test22", "test23", "test21,test22", "test16,test23", "train,test23"):
+    for fresh in ("test22", "train,test22", "test23", "test21,test22", "test22,test23", "test16,test23", "train,test23"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
 

@@ -146,6 +146,6 @@ def test_test18_is_spent_and_the_fresh_splits_are_refused() -> None:
     assert train_types.FORWARD[:5] == ("test14", "test15", "test16", "test17", "test18")
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES)):
         assert "test22" not in names and "test23" not in names
-    for fresh in ("test22", "test23", "test21,test22", "train,test23", "train,test22"):
+    for fresh in ("test22", "test23", "test21,test22", "test22,test23", "train,test23", "train,test22"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
