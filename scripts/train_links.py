@@ -77,7 +77,7 @@ falls by a third. The wrong links it would need to drop are, about half of them,
 labels call no decision (a finding, an advice, a narrated outcome) that the type head typed one.
 
 Never give it LoCoMo, nor test17 (scored once by the sixteenth round, at 8ab4f65) or test18
-(scored once by the seventeenth, at 4a306f3; a later round may add them), nor test19, test20, test21, test22, test23 or any
+(scored once by the seventeenth, at 4a306f3; a later round may add them), nor test19, test20, test21, test22 (scored once, in no fit yet), test23 or any
 later one (fresh): they are refused (``main`` accepts only the splits in ``SPENT``).
 """
 
