@@ -21,7 +21,7 @@ test14 ... test19 (``train_links.fbeta``). Also scored: the shipped links.npz (f
 
     python scripts/stack_links.py --cache /tmp/stack23 [--collect-only | --no-collect]
 
-Twenty-first round (stack23), code at 8eaae71, type features from the twenty-second round's
+Twenty-third round (stack23; the README's twenty-first), code at 8eaae71, type features from the twenty-second round's
 ``train_types`` cache (collected before the round's segment rules; it only feeds the fold type
 heads), 44 min to collect both on 2 shared cores, 4 min to score. Forward chaining, each fold's
 types out of sample, precision / recall (made/right), F0.5:

@@ -567,8 +567,9 @@ def _symbol(tok: Any) -> bool:
 def _inner_boundary(doc: Any, k: int) -> bool:
     """Whether a sentence boundary the parser missed falls before doc[k]: a capital after a
     full stop the parser read inside the sentence ("Handover for bay C. Mrs Kowalczyk ...": it
-    took "C." for an initial), after a pictograph ("🙄 I've ..."), or after a comma where the capital starts no name ("Dear parents of Year 10, The coach company
-    ...", a salutation run into the letter)."""
+    took "C." for an initial), after a pictograph ("🙄 I've ..."), or after a comma where the
+    capital starts no name ("Dear parents of Year 10, The coach company ...", a salutation run
+    into the letter)."""
     prev, tok = doc[k - 1], doc[k]
     if not tok.text[:1].isupper() or not tok.is_alpha:
         return False
@@ -946,8 +947,6 @@ def _announces(prev: Candidate, sent: Any) -> bool:
     if prev.evidence == 0 and _greets(opener):
         return True
     return _verbless(opener) or (not _clause(opener) and prev.evidence == 0 and evidence(sent) >= REPORTS)
-
-
 
 
 def _greets(sent: Any) -> bool:
