@@ -728,6 +728,16 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
             continue
         target: Memory | None = None
         explains = False
+        if anaphoric and new.type == MemoryType.FACT:
+            # What follows from what was said, told as a fact ("As a result, the beer is too
+            # cold", "That's why the kitchen ceiling is stained"), tells what happened, not a
+            # step taken: as with "so" (``cue_spans``), only an action is read as the
+            # consequence. The labels make a step the effect (2168 of 2186 gold effects of the
+            # spent splits are decisions). Twenty-fourth round, out of sample (test14 ...
+            # test19 with forward-fold type heads, ``scripts/diagnose_links.py``): links 733 ->
+            # 732, right 528 -> 528 (F0.5 0.5492 -> 0.5497); test22 (spent, diagnosed) 170 / 126
+            # unchanged; test20 136 / 98 unchanged, test21 184 / 145 -> 183 / 145 (summaries).
+            continue
         if anaphoric:
             # The memory said just before, or among the few said just before the one the new
             # statement shares most with ("Redis ran out of memory" ... "That explains the
@@ -803,16 +813,6 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                     # keeps the report the step names (test3's homework upload: a right link kept).
                     named = []
                 target = max(named, key=lambda c: (len(mine & stems(said(c))), -close.index(c))) if named else close[0]
-            if target is not None and new.type == MemoryType.FACT:
-                # What follows from what was said, told as a fact ("As a result, the beer is too
-                # cold", "That's why the kitchen ceiling is stained"), tells what happened, not a
-                # step taken: as with "so" (``cue_spans``), only an action is read as the
-                # consequence. The labels make a step the effect (2168 of 2186 gold effects of the
-                # spent splits are decisions). Twenty-fourth round, out of sample (test14 ...
-                # test19 with forward-fold type heads, ``scripts/diagnose_links.py``): links 733 ->
-                # 732, right 528 -> 528 (F0.5 0.5492 -> 0.5497); test22 (spent, diagnosed) 170 / 126
-                # unchanged; test20 136 / 98 unchanged, test21 184 / 145 -> 183 / 145 (summaries).
-                target = None
             # Measured and not kept (twenty-fourth round): dropping a pointer's target that is a
             # decision said in an earlier turn (the rules proposed such links right 3 times of 15 on
             # test14 ... test19, 5 of 12 in the same turn): with the fact rule above, test14 ...

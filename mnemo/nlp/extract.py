@@ -919,7 +919,7 @@ def _verbless(sent: Any) -> bool:
     words = [t for t in sent if not t.is_space]
     if not words or words[-1].text not in (".", ":", "!") or sent.root.pos_ in ("VERB", "AUX"):
         return False
-    return not any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") or t.dep_ in _SUBJ or t.tag_ == "PRP"
+    return not any(t.tag_ in _FINITE or t.dep_ in _SUBJ or t.tag_ == "PRP"
                    or t.lower_ in ("'s", "’s") for t in sent)
 
 
