@@ -125,13 +125,13 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     assert train_types.SPENT[-2:] == ("test20", "test21")
     assert train_types.FRESH_RULES["test20"] == "9fcb7f4" and train_types.FRESH_RULES["test21"] == "9c1f362"
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES), head.splits):
-        assert "test22" not in names and "test23" not in names
+        assert "test22" not in names and "test23" not in names and "test24" not in names
     assert set(train_types.FOLDS) <= set(train_types.SPENT) and set(train_types.FRESH_RULES) <= set(train_types.SPENT)
     assert head.parts == train_types.PARTS[3] == "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread"
     assert train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"  # the heads shipped before
     assert train_types.PARTS[1] == "rules,parse,cues,agency,neighbours,vector,thread"  # measured, not shipped
     assert train_types.PARTS[2] == "rules,parse,cues,agency,habit,neighbours,faults,vector,thread"  # measured, not shipped
-    for fresh in ("test22", "train,test22", "test23", "test21,test22", "test22,test23", "test16,test23", "train,test23"):
+    for fresh in ("test22", "train,test22", "test23", "test21,test22", "test22,test23", "test16,test23", "train,test23", "test24", "test23,test24"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
 
