@@ -4,7 +4,7 @@ on four ways of storing a conversation, with leave-one-conversation-out tuning.
 
     scripts/eval_locomo.py DATASET.json [--store turns|turns-sessions|ingest|observations[,...]]
         [--folds none|loo] [--grid recall.KEY=V1,V2 ...] [--set KEY=VALUE ...] [--k 5,10]
-        [--categories 1,2,3,4] [--ablations] [--misses 50] [--embedder MODEL] [--json]
+        [--categories 1,2,3,4] [--ablations] [--misses 50] [--dump FILE.jsonl] [--embedder MODEL] [--json]
 
 Storage paths (``--store``; a fresh mnemo home per conversation and path, the real
 all-MiniLM-L6-v2 model unless ``--embedder`` names a local sentence-transformers folder to compare,
@@ -40,6 +40,10 @@ the script finds the best rank of a memory covering it in that list and in the b
 (``missed_ranks``); per category it prints the share of the evidence the first 10 / 20 / K cover
 and, for each ranking, how many of the missed turns lie within 20 and within K, with their median
 rank (``misses_report``).
+
+``--dump FILE.jsonl`` writes mnemo's first max(50, ``--misses``) hits of every question (text,
+covered turns, score, BM25 and vector ranks) to a file outside the repository, one JSON line per
+question, for re-orderings measured outside this script (they need no store and no model).
 
 Embeddings of stored texts and questions are computed once per run and reused across paths
 and settings (a cache in front of the model), so a LOO sweep costs one pass of the model over
@@ -405,12 +409,13 @@ def questions(sample: dict[str, Any], known: set[str], categories: set[int]) -> 
 
 
 def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dict[str, Any]], ks: list[int],
-          misses: int = 0) -> tuple[dict[str, list[Row]], list[float]]:
+          misses: int = 0, dump: list[dict[str, Any]] | None = None, dump_k: int = 50) -> tuple[dict[str, list[Row]], list[float]]:
     """Rows per system: each named setting of mnemo, and the baselines. ``misses`` > 0: also
     mnemo as configured recalled with k = ``misses`` (rows ``misses:lead``) and, for each evidence
     turn its first 10 miss, the ranks of ``missed_ranks`` in it and in the baselines
     (``misses:ranks``); the same rows keyed by ``question_form`` instead of category
-    (``misses:lead:form``, ``misses:ranks:form``)."""
+    (``misses:lead:form``, ``misses:ranks:form``). ``dump``, when given, receives one ``dumped``
+    record per question: mnemo as configured recalled with k = ``dump_k``."""
     m = b.m
     k = max(ks)
     n_cand = max(50, 3 * k)
@@ -464,6 +469,8 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
         rrf = ranked(list(fused.items()))
         for name, ranking in (("bm25", bm), ("dense", dense), ("rrf", rrf)):
             rows[name].append((cat, metrics(covered(ranking), ev, ks)))
+        if dump is not None:
+            dump.append(dumped(b, q, cat, ev, m.recall(q, k=dump_k, touch=False)))
         if misses > 0:
             lead = [h.id for h in m.recall(q, k=misses, touch=False)]
             got = metrics(covered(lead), ev, sorted({10, 20, misses}))
@@ -475,6 +482,23 @@ def score(b: Built, qs: list[tuple[str, int, set[str]]], settings: dict[str, dic
             rows["misses:lead:form"].append((form, got))
             rows["misses:ranks:form"] += [(form, r) for r in where]
     return rows, latencies
+
+
+def dumped(b: Built, question: str, cat: int, evidence: set[str], hits: Sequence[Any]) -> dict[str, Any]:
+    """One question's record for ``--dump``: what a re-ordering of mnemo's list can be tried on
+    outside this script (each hit's text, the turns it covers, its score and the two retrievers'
+    ranks), so that no one writes the dump again to measure a re-ranking."""
+    return {"question": question, "category": cat, "form": question_form(question), "evidence": sorted(evidence),
+            "hits": [{"id": h.id, "text": h.content, "covers": sorted(b.covers.get(h.id, frozenset())), "score": h.score,
+                      "bm25_rank": h.bm25_rank, "vector_rank": h.vector_rank, "similarity": h.similarity,
+                      "reason": h.reason, "at": h.created_at} for h in hits]}
+
+
+def outside_repository(path: Path) -> bool:
+    """The dump holds the dataset's text: it must not land in the repository (the data is not ours
+    to ship)."""
+    target = path.expanduser().resolve()
+    return target != ROOT and ROOT not in target.parents
 
 
 # -- leave one conversation out -----------------------------------------------------------------
@@ -654,6 +678,9 @@ def main(argv: list[str] | None = None) -> int:
                          "mnemo's first 10 miss lie in that list and in the baselines' first K")
     ap.add_argument("--embed-cache", type=Path, metavar="FILE.npz",
                     help="keep the vectors of stored texts and questions in this file between runs (outside the repository)")
+    ap.add_argument("--dump", type=Path, metavar="FILE.jsonl",
+                    help="write, per path, conversation and question, mnemo's first max(50, --misses) hits with their "
+                         "texts, covered turns, scores and ranks, one JSON line each (outside the repository)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting override, e.g. recall.rank_mix=1")
     ap.add_argument("--embedder", default="all-MiniLM-L6-v2", metavar="MODEL",
                     help="the embedding model: all-MiniLM-L6-v2 (default, the installed package) or a local "
@@ -666,6 +693,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError
     except ValueError:
         ap.error("--k and --categories take positive whole numbers, e.g. 5,10; --misses at least 20")
+    if args.dump is not None and not outside_repository(args.dump):
+        ap.error(f"--dump {args.dump}: the file holds the dataset's text; write it outside the repository")
     stores = [s.strip() for s in args.store.split(",") if s.strip()]
     bad = [s for s in stores if s not in STORES]
     if bad or not stores:
@@ -717,6 +746,7 @@ def main(argv: list[str] | None = None) -> int:
     text: list[str] = []
     log(f"{args.dataset.name}: {len(data)} conversations, embedder {args.embedder}, stores {', '.join(stores)}, {len(settings)} setting(s)")
     per_store: dict[str, dict[str, dict[str, list[Row]]]] = {}
+    dumps: list[dict[str, Any]] = []
     for store in stores:
         per_conv: dict[str, dict[str, list[Row]]] = {}
         counts: dict[str, int] = defaultdict(int)
@@ -730,7 +760,10 @@ def main(argv: list[str] | None = None) -> int:
                 for key, v in c.items():
                     counts[key] += v
                 t1 = time.perf_counter()
-                rows, lat = score(b, qs, settings, ks, misses=args.misses)
+                records: list[dict[str, Any]] | None = [] if args.dump is not None else None
+                rows, lat = score(b, qs, settings, ks, misses=args.misses, dump=records, dump_k=max(50, args.misses))
+                for r in records or []:
+                    dumps.append({"store": store, "conversation": cid, **r})
                 latencies += lat
                 per_conv[cid] = rows
                 log(f"  {store} {cid}: {len(b.covers)} memories in {b.seconds:.1f}s, {len(qs)} questions x "
@@ -758,6 +791,9 @@ def main(argv: list[str] | None = None) -> int:
         text += lines
     if args.embed_cache:
         embedder.save(args.embed_cache)
+    if args.dump is not None:
+        args.dump.write_text("".join(json.dumps(r) + "\n" for r in dumps), encoding="utf-8")
+        log(f"{len(dumps)} questions' lists written to {args.dump}")
     report["seconds"] = round(time.perf_counter() - t0, 1)
     if args.json:
         print(json.dumps(report, indent=2))
