@@ -426,7 +426,8 @@ SCALES = (3.0, 5.0, 7.0)
 # 0.831.
 PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,agency,neighbours,vector,thread",
          "rules,parse,cues,agency,habit,neighbours,faults,vector,thread",
-         "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
+         "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector",
+         "rules,parse,cues,agency,habit,stance,events,neighbours,faults,vector,thread")
 FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17",
          "test18", "test19")
 # The selection criterion since the sixteenth round: forward chaining, each of these splits scored
@@ -526,7 +527,7 @@ def collect(engine: Any, split: str) -> list[Example]:
 
 # The blocks each candidate has on its own; the thread's (``type_head.context_blocks``) are
 # computed from them over its conversation (``with_context``), at collection and from the cache.
-BASE = ("rules", "parse", "cues", "agency", "habit", "stance", "vector")
+BASE = ("rules", "parse", "cues", "agency", "habit", "stance", "events", "vector")
 
 
 def with_context(examples: list[Example]) -> list[Example]:
