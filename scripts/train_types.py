@@ -43,13 +43,14 @@ a head fitted on train ... test19, test21 by one fitted on train ... test20; sum
 grid's comments). The shipped head is NOT refitted on them: every fit on all 25 spent splits tried
 breaks an asserted behaviour (the grid's comments), so it is still the twenty-first round's fit on
 train ... test19. test22 was scored once at the freeze of 59269a6 and is in no
-fit yet; test23 is the fresh split: neither is read here, nor any later one
+fit yet (the twenty-fifth round read its summary figures once more, as its validation split);
+test23 is the fresh split: neither is read here, nor any later one
 (``main`` refuses a split not in ``SPENT``).
 
-The shipped head (twenty-first round; fitted on train ... test19, ``HEAD_SPLITS``, the default
-``--splits``):
+The shipped head (twenty-fifth round: the twenty-first round's setting with the events block;
+fitted on train ... test19, ``HEAD_SPLITS``, the default ``--splits``):
 
-    .venv/bin/python scripts/train_types.py --parts rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread \
+    .venv/bin/python scripts/train_types.py --parts rules,parse,cues,agency,habit,stance,events,neighbours,faults,vector,thread \
         --c 0.03 --scale 4 --thread 4 [--report]
 
 Since the sixteenth round the setting is chosen by forward chaining (``FORWARD``, ``forward``):
@@ -91,6 +92,32 @@ SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 # Grid the folds choose from (inverse regularisation, which inputs).
+# Twenty-fifth round (types25): forward chaining over test14 ... test21 (6,564 typed candidates;
+# test20 scored by a head fitted on train ... test19, test21 by one on train ... test20), paired
+# bootstrap over conversations; the shipped setting (PARTS[3], C 0.03 x4 thread x4) refitted per
+# fold 0.8178 (0.8079 ... 0.8272; 0.820 / 0.803 / 0.832 / 0.811 / 0.794 / 0.824 / 0.810 / 0.849).
+# Its confusions pooled (true -> typed): decision -> fact 290, debug_log -> fact 248, fact ->
+# debug_log 161, fact -> decision 149, then 57 and fewer.
+#   + the "events" block (PARTS[9], ``type_head.EVENT_NAMES``; written from a sample of those
+#     confusions over all eight folds): 0.8211 (5,390 against 5,368), +0.34 points (+0.03 ...
+#     +0.66; per fold -0.1 / +0.1 / -0.1 / +0.5 / +0.4 / +0.4 / +1.0 / +0.6); decision -> fact 290
+#     -> 272. SHIPPED, fitted on ``HEAD_SPLITS`` (train ... test19) as before: it keeps every
+#     asserted behaviour (the blinking timer in the house-move thread a fact by +0.095, the
+#     shipped head's +0.060). Validation, test22 (in no fit; eval_labelled summary and per-type
+#     counts only): types 0.803 -> 0.804 (687 -> 688 of 856), link precision / recall 0.752 /
+#     0.369 -> 0.750 / 0.375 (165 -> 168 made).
+#     End to end on test20 + test21 (spent, in neither head's fit; eval_labelled summaries): types
+#     0.834 -> 0.840 (1,327 / 1,591 -> 1,335 / 1,590), links 0.762 / 0.361 -> 0.774 / 0.366 (319
+#     made both); LoCoMo recall@10 through ingest (leave one conversation out) 0.779 unchanged.
+#   Measured, not kept (the same folds, against 0.8178): vector x6 0.8233 (+0.55), C 0.05 x5
+#     0.8221, x5 thread x3 0.8208, C 0.1 x4 0.8187; the events block at x6 0.8239, with the faults
+#     block weighted x2 (its columns penalised 4 times less, for the thread to decide) 0.8231, x6
+#     with faults x2 alone 0.8230. Every x6 head fitted on train ... test19 types the blinking
+#     timer (and the left burner) in the house-move thread a debug log (tests/test_type_head.py,
+#     margin ~0.47): the vector's gain is the newer writers' convention that a blinking display is
+#     a finding wherever it is said, which the product's test rejects. The events head fitted on
+#     all 25 spent splits (test20 and test21 added) types the timer a debug log too (margin 0.11):
+#     not shipped, so test20 and test21 stay out of the fit.
 # Twenty-third round (types23; the lead's twenty-first): test20 and test21 in ``SPENT`` (their
 # rules those of 9fcb7f4 / 9c1f362, i.e. today's); 12,389 examples over 25 splits, re-collected on
 # this round's extraction. Criteria fixed before looking. Shipped setting (C 0.03 x4 thread x4)
@@ -387,11 +414,11 @@ CS = (0.03, 0.1, 0.3)
 # vector x7, inputs rules,parse,cues,neighbours,vector,thread): x1.5 / x3 / x5 0.858 / 0.860 / 0.860 (3102 / 3110 / 3111 of 3616;
 # test12 0.803 / 0.807 / 0.805); the smaller of the flat top.
 THREAD_SCALE = 3.0
-# The shipped setting (twenty-first round, see the grid's comments): the best by forward chaining
-# over test14 ... test19 of those that keep every asserted behaviour when fitted on all spent splits.
+# The shipped setting (twenty-first round, the events block added in the twenty-fifth; see the grid's
+# comments): the best by forward chaining of those that keep every asserted behaviour when fitted.
 # (The ×5 / ×7 it held until the twentieth round was the helper's fit, not what shipped: the
 # shipped head's scales, mnemo/nlp/heads/types.npz, are ×4 / ×4, as the docstring says.)
-CANDIDATE = ("rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", 0.03, 4.0, 4.0, 1.0, 1.0)
+CANDIDATE = ("rules,parse,cues,agency,habit,stance,events,neighbours,faults,vector,thread", 0.03, 4.0, 4.0, 1.0, 1.0)
 # The hand-written train splits (train ... train4: written by the project around the issue's own
 # phrasings, "I usually cook at home during the week" a preference) and the weights of their rows
 # the folds choose from (``sample_weights``); and the per-split decays (1.0: every split alike).
@@ -426,7 +453,8 @@ SCALES = (3.0, 5.0, 7.0)
 # 0.831.
 PARTS = ("rules,parse,cues,neighbours,vector,thread", "rules,parse,cues,agency,neighbours,vector,thread",
          "rules,parse,cues,agency,habit,neighbours,faults,vector,thread",
-         "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector")
+         "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread", "rules,parse,cues,vector", "rules,parse,vector", "parse,vector", "rules,parse", "vector",
+         "rules,parse,cues,agency,habit,stance,events,neighbours,faults,vector,thread")
 FOLDS = ("test5", "test6", "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17",
          "test18", "test19")
 # The selection criterion since the sixteenth round: forward chaining, each of these splits scored
@@ -526,7 +554,7 @@ def collect(engine: Any, split: str) -> list[Example]:
 
 # The blocks each candidate has on its own; the thread's (``type_head.context_blocks``) are
 # computed from them over its conversation (``with_context``), at collection and from the cache.
-BASE = ("rules", "parse", "cues", "agency", "habit", "stance", "vector")
+BASE = ("rules", "parse", "cues", "agency", "habit", "stance", "events", "vector")
 
 
 def with_context(examples: list[Example]) -> list[Example]:
@@ -892,7 +920,7 @@ def main(argv: list[str] | None = None) -> int:
         def floats(arg: str | None, default: tuple[float, ...]) -> tuple[float, ...]:
             return tuple(float(v) for v in arg.split(",")) if arg else default
 
-        grid = [(p, c, sc, th, hw, d) for p in ((args.parts,) if args.parts else (PARTS[3],))
+        grid = [(p, c, sc, th, hw, d) for p in ((args.parts,) if args.parts else (PARTS[9],))
                 for c in ((args.c,) if args.c is not None else CS) for sc in ((args.scale,) if args.scale is not None else SCALES)
                 for th in floats(args.thread, (THREAD_SCALE,)) for hw in floats(args.hand, HAND_WEIGHTS)
                 for d in floats(args.decay, DECAYS)]

@@ -127,7 +127,10 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES), head.splits):
         assert "test22" not in names and "test23" not in names and "test24" not in names
     assert set(train_types.FOLDS) <= set(train_types.SPENT) and set(train_types.FRESH_RULES) <= set(train_types.SPENT)
-    assert head.parts == train_types.PARTS[3] == "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread"
+    # The twenty-fifth round's head adds the events block (``type_head.EVENT_NAMES``) to the
+    # twenty-first round's inputs (PARTS[3], shipped until then).
+    assert head.parts == train_types.PARTS[9] == "rules,parse,cues,agency,habit,stance,events,neighbours,faults,vector,thread"
+    assert train_types.PARTS[3] == "rules,parse,cues,agency,habit,stance,neighbours,faults,vector,thread"
     assert train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"  # the heads shipped before
     assert train_types.PARTS[1] == "rules,parse,cues,agency,neighbours,vector,thread"  # measured, not shipped
     assert train_types.PARTS[2] == "rules,parse,cues,agency,habit,neighbours,faults,vector,thread"  # measured, not shipped
