@@ -134,7 +134,7 @@ def ingest(
     sid = session_id or _session_for(turns)
     cands, stats = judge_extract.candidates(core, turns, progress)  # the rules' unless judge.url is set
 
-    speakers = {t.speaker for t in turns if t.speaker is not None and extract.is_person(t.speaker)}
+    speakers = extract.people(t.speaker for t in turns)
     addressee = addressees(turns, speakers)
     said = [c.said if isinstance(c, judge_extract.Stated)
             else attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index)) for c in cands]

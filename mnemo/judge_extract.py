@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .models import MemoryType
-from .nlp.extract import FIRST_PERSON, Candidate, ExtractStats, is_person
+from .nlp.extract import FIRST_PERSON, Candidate, ExtractStats
 
 if TYPE_CHECKING:
     from .core import Core
@@ -181,7 +181,7 @@ def candidates(core: Core, turns: Sequence[Turn], progress: Callable[[int], None
     judge = make_judge(core.settings) if cfg.url and cfg.extract else None
     if not isinstance(judge, HttpJudge):
         return extract.candidates(turns, progress=progress)
-    speakers = {t.speaker for t in turns if t.speaker is not None and is_person(t.speaker)}
+    speakers = extract.people(t.speaker for t in turns)
     addressee = addressees(list(turns), speakers)
     out: list[Candidate] = []
     stats = ExtractStats(turns=len(turns))

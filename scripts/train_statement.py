@@ -104,7 +104,7 @@ def _rows(embedder: Any, turns: list[dict[str, Any]], label_of: Any) -> tuple[li
         cands, _ = extract.candidates(parsed)
     finally:
         extract.REACTION_PENALTY = saved
-    speakers = {t.speaker for t in parsed if t.speaker is not None and extract.is_person(t.speaker)}
+    speakers = extract.people(t.speaker for t in parsed)
     addr = addressees(parsed, speakers)
     vectors, feats, labels = [], [], []
     for c in cands:
