@@ -7,8 +7,6 @@ the leave-one-split-out figures (scripts/train_links.py) measure quality."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from unittest import mock
 
@@ -18,6 +16,7 @@ import pytest
 from mnemo.graph import link_head, rules
 
 from .labelled_set import content_links, linked
+from .script_module import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,12 +35,7 @@ CLEAR = [
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("train_links", ROOT / "scripts" / "train_links.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_links"] = module  # its dataclass looks its module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("train_links")
 
 
 @pytest.mark.parametrize("split", ["test17", "test18", "test19", "test20", "test21", "test22", "test23", "train,test17", "test16,test17", "test16,test21", "test16,test22", "test16,test23", "test24", "test16,test24"])

@@ -3,25 +3,18 @@ repository for re-orderings measured without a store or a model."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from .script_module import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _eval_module():  # noqa: ANN202
-    if "eval_locomo" in sys.modules:
-        return sys.modules["eval_locomo"]
-    spec = importlib.util.spec_from_file_location("eval_locomo", ROOT / "scripts" / "eval_locomo.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["eval_locomo"] = mod  # its dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("eval_locomo", reuse=True)
 
 
 def _sample() -> dict[str, object]:

@@ -4,7 +4,6 @@ allocator (a property test: the budget is never exceeded) and its render-mode do
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 import pytest
@@ -218,17 +217,9 @@ def test_the_budget_is_never_exceeded(texts: list[str], budget: int, scores: lis
 
 # -- the LoCoMo evaluation's own arithmetic ----------------------------------------------------------
 def _eval_module():  # noqa: ANN202
-    import importlib.util
-    from pathlib import Path
+    from tests.script_module import load_script
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "eval_locomo.py"
-    spec = importlib.util.spec_from_file_location("eval_locomo", path)
-    if "eval_locomo" in sys.modules:
-        return sys.modules["eval_locomo"]
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["eval_locomo"] = mod  # its dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("eval_locomo", reuse=True)
 
 
 def test_eval_normalises_evidence_ids_and_counts_what_it_skips() -> None:

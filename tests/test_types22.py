@@ -4,24 +4,17 @@ these prove what the block computes, not its quality."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from mnemo.nlp import type_head
 
-ROOT = Path(__file__).resolve().parent.parent
+from .script_module import load_script
 
 
 def _train_types():
-    spec = importlib.util.spec_from_file_location("train_types22", ROOT / "scripts" / "train_types.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_types22"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("train_types", "train_types22")
 
 
 def _unit(*xs: float) -> np.ndarray:
