@@ -820,8 +820,8 @@ def propose(new: Memory, candidates: Sequence[Memory], now: float, related: Rela
                 # of a third party ("The caterer has double-booked the marquee") is what happened
                 # to them, a reason (tests/test_segment22.py). See ``_earlier_own_step``.
                 target = None
-            # Measured and not kept (twenty-fourth round): dropping a pointer's target that is a
-            # decision said in an earlier turn (the rules proposed such links right 3 times of 15 on
+            # Measured and not kept as such (twenty-fourth round; kept since with the subject
+            # check above): dropping every pointer's target that is a decision said in an earlier turn (the rules proposed such links right 3 times of 15 on
             # test14 ... test19, 5 of 12 in the same turn): with the fact rule above, test14 ...
             # test19 727 / 527 (F0.5 0.5509), test22 169 / 126, test20 133 / 97, test21 180 / 144,
             # but it unlinks tests/test_segment22.py's double-booked marquee (a mishap typed a
