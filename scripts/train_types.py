@@ -528,7 +528,7 @@ def collect(engine: Any, split: str) -> list[Example]:
         turns_json = [{"speaker": sp, "text": tx, "timestamp": t0 + 60 * i} for i, (sp, tx) in enumerate(conv.turns)]
         turns, _, _ = conversation.load(json.dumps(turns_json), "json")
         cands, _ = extract.candidates(turns)
-        speakers = {t.speaker for t in turns if t.speaker is not None and extract.is_person(t.speaker)}
+        speakers = extract.people(t.speaker for t in turns)  # as ingest names them
         addressee = ingest_mod.addressees(turns, speakers)
         said = [ingest_mod.attributed(c.text, c.speaker if c.speaker in speakers else None, addressee.get(c.turn.index))[0]
                 for c in cands]
