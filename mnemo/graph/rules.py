@@ -930,6 +930,7 @@ def _turn(m: Memory) -> object:
     return m.meta.get("turn") if isinstance(m.meta, dict) else None
 
 
+@functools.lru_cache(maxsize=2048)
 def _acting_subject(text: str) -> bool:
     """Whether the statement's main clause has a speaker for its subject ("I", "we", "you") or
     none said ("Booked the van for Friday"): a step somebody in the conversation took."""

@@ -432,7 +432,8 @@ def event_features(text: str, spans: Sequence[Any]) -> list[float]:
                      and subj.ent_type_ != "PERSON")
             aux = rules._aux_of(verb)
             passive = any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
-            copula = bool(rules.verb_lemmas(verb.text) & {"be"})
+            lemmas = rules.verb_lemmas(verb.text)
+            copula = "be" in lemmas
             if scope and (thing or who in ("it", "this", "that")) and (passive or copula or verb.tag_ in ("VBZ", "VBP")) \
                     and _ARRANGE.search(span.text):
                 f["scoped_arrangement"] = 1.0
@@ -441,7 +442,7 @@ def event_features(text: str, spans: Sequence[Any]) -> list[float]:
                 "will" in aux and verb.lemma_ == "need")
             if oblige and not asked and who not in ("i", "we") and subj is not None:
                 f["directive"] = 1.0
-            if thing and verb.tag_ == "VBD" and not aux and not rules.verb_lemmas(verb.text) & rules.STATE_VERBS and _OCCUR.search(span.text):
+            if thing and verb.tag_ == "VBD" and not aux and not lemmas & rules.STATE_VERBS and _OCCUR.search(span.text):
                 f["incident"] = 1.0
     f["expect_gap"] = float(bool(_GAP.search(text)))
     return [f[n] for n in EVENT_NAMES]
