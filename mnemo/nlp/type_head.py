@@ -396,7 +396,8 @@ def stance_features(text: str, spans: Sequence[Any]) -> list[float]:
 # incident with when or how often it happened ("the till printed every receipt twice today", "the
 # stairlift stopped halfway up last night"); an expectation not met ("reading 9 degrees, should
 # be 3", "the sprinklers never came on"). ``EVENT_NAMES`` names them. Forward chaining over test14
-# ... test21 (C 0.03 x4 thread x4, each fold fitted on the splits before it): 0.8178 -> 0.8211
+# ... test21 (C 0.03 x4 thread x4, each fold fitted on the splits before it; the phrasings were
+# written from those folds' confusions, so this is a development figure): 0.8178 -> 0.8211
 # pooled, +0.34 points (95% +0.03 ... +0.66 over conversations; -0.1 / +0.1 / -0.1 / +0.5 / +0.4 /
 # +0.4 / +1.0 / +0.6 per fold); validation test22 (in no fit, summary only) types 0.803 -> 0.804,
 # links 0.752 / 0.369 -> 0.750 / 0.375. In the shipped head's parts since the twenty-fifth round.
