@@ -35,19 +35,22 @@ def test_the_answer_to_a_why_question_about_the_statement_before_is_its_cause(re
 
 
 def test_a_report_after_a_step_that_answers_an_earlier_problem_is_no_second_reason(real_engine) -> None:
-    turns = [("Ken", "The walk-in freezer alarm went off at 3am, it was reading minus 5."),
-             ("Amy", "Oh no, not again."),
-             ("Ken", "I've moved all the stock into the two chest freezers. The door seal has perished along the bottom edge.")]
+    # The fault told after the step is the earlier problem's own cause, not why the step was taken.
+    turns = [("Ravi", "The nightly invoice export failed at 2am with a timeout."),
+             ("Mo", "Oh no, not again."),
+             ("Ravi", "I've rerun the invoice export by hand this morning. "
+                      "The connection pool was exhausted by the backup job, it threw PoolTimeoutError.")]
     kept, pairs = content_links(real_engine, turns, "explained-after-problem")
-    assert any("door seal" in m["content"] for m in kept) and any("chest freezers" in m["content"] for m in kept)
-    assert not linked(pairs, "door seal", "chest freezers"), pairs
+    assert any("connection pool" in m["content"] for m in kept) and any("rerun the invoice export" in m["content"] for m in kept)
+    assert linked(pairs, "export failed", "rerun the invoice export"), pairs
+    assert not linked(pairs, "connection pool", "rerun the invoice export"), pairs
 
 
-def test_a_reason_told_after_a_step_with_no_problem_before_it_is_still_its_cause(real_engine) -> None:
-    turns = [("Ken", "Morning all."),
-             ("Ken", "I've moved all the stock into the two chest freezers. The walk-in's door seal has perished along the bottom edge.")]
+def test_a_report_after_a_step_with_no_problem_before_it_is_still_its_cause(real_engine) -> None:
+    turns = [("Tess", "Morning all."),
+             ("Tess", "I have pinned the image builder to Node 18. The Node 20 build was crashing with a segmentation fault in node-gyp.")]
     _, pairs = content_links(real_engine, turns, "explained-alone")
-    assert linked(pairs, "door seal", "chest freezers"), pairs
+    assert linked(pairs, "segmentation fault", "pinned the image builder"), pairs
 
 
 def test_a_why_question_names_a_verb_the_statement_inflects() -> None:
