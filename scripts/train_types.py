@@ -44,7 +44,7 @@ grid's comments). The shipped head is NOT refitted on them: every fit on all 25 
 breaks an asserted behaviour (the grid's comments), so it is still the twenty-first round's fit on
 train ... test19. test22 was scored once at the freeze of 59269a6 and is in no
 fit yet (the twenty-fifth round read its summary figures once more, as its validation split);
-test23 was scored once at the freeze of 2035c26 (in no fit yet) and test24 is the fresh split: none of the three is read here, nor any later one
+test23 and test24 were scored once at the freezes of 2035c26 and 9dc64b1 (in no fit yet) and test25 is the fresh split: none of the four is read here, nor any later one
 (``main`` refuses a split not in ``SPENT``).
 
 The shipped head (twenty-fifth round: the twenty-first round's setting with the events block;
