@@ -289,9 +289,17 @@ def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "named": named / n if n else 0.0, "types": dict(types), "_counts": (kg, g, ku, u, n, k, named)}
 
 
+def shortfalls(cited: Any, uncited: Any, cited_weight: float = CITED_WEIGHT) -> Any:
+    """How far cited / uncited kept shares are from the two goals (0 when both are met), for
+    scalars or a threshold grid's arrays alike."""
+    import numpy as np
+
+    return cited_weight * np.maximum(0.0, CITED_GOAL - cited) + np.maximum(0.0, uncited - UNCITED_GOAL)
+
+
 def shortfall(row: dict[str, Any], cited_weight: float = CITED_WEIGHT) -> float:
     """How far a row is from the two goals (0 when both are met)."""
-    return cited_weight * max(0.0, CITED_GOAL - row["cited_kept"]) + max(0.0, row["uncited_kept"] - UNCITED_GOAL)
+    return float(shortfalls(row["cited_kept"], row["uncited_kept"], cited_weight))
 
 
 def choose(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT, self_weights: list[float] | None = None,
@@ -315,7 +323,7 @@ def choose(runs: list[dict[str, Any]], cited_weight: float = CITED_WEIGHT, self_
                 for w in WEIGHTS:
                     kg, ku = (sum(x) for x in zip(*(sweep(a, strength(a, w, sw, nw, rp), grid) for a in arrays), strict=True))
                     cited, uncited = kg / g if g else np.zeros(len(grid)), ku / u if u else np.zeros(len(grid))
-                    short = cited_weight * np.maximum(0.0, CITED_GOAL - cited) + np.maximum(0.0, uncited - UNCITED_GOAL)
+                    short = shortfalls(cited, uncited, cited_weight)
                     i = int(np.argmin(short))  # the first of equals: the lowest threshold
                     key = (float(short[i]), float(grid[i]), sw, nw, w, -rp)
                     if best is None or key < best[0]:
@@ -562,7 +570,7 @@ def heldout_added(runs: list[dict[str, Any]], values: list[Any], weights: list[f
         for w in weights:
             cited = sum(kept[j][w][0] for j in rest) / max(1, sum(g[j] for j in rest))
             uncited = sum(kept[j][w][1] for j in rest) / max(1, sum(u[j] for j in rest))
-            short = cited_weight * np.maximum(0.0, CITED_GOAL - cited) + np.maximum(0.0, uncited - UNCITED_GOAL)
+            short = shortfalls(cited, uncited, cited_weight)
             k = int(np.argmin(short))
             key = (float(short[k]), float(grid[k]), abs(w))
             if best is None or key < best[0]:
@@ -590,7 +598,7 @@ def heldout_turns(runs: list[dict[str, Any]], scores: list[Any], cited_weight: f
         rest = [j for j in range(len(runs)) if j != i]
         cited = sum(kept[j][:, gold[j]].sum(axis=1) for j in rest) / max(1, sum(int(gold[j].sum()) for j in rest))
         uncited = sum(kept[j][:, ~gold[j]].sum(axis=1) for j in rest) / max(1, sum(int((~gold[j]).sum()) for j in rest))
-        k = int(np.argmin(cited_weight * np.maximum(0.0, CITED_GOAL - cited) + np.maximum(0.0, uncited - UNCITED_GOAL)))
+        k = int(np.argmin(shortfalls(cited, uncited, cited_weight)))
         chosen.append(float(grid[k]))
         kg += int(kept[i][k, gold[i]].sum())
         ku += int(kept[i][k, ~gold[i]].sum())

@@ -1069,8 +1069,7 @@ def _answers_earlier_problem(decision: Memory, recent_first: Sequence[Memory]) -
     at = next((i for i, c in enumerate(recent_first) if c.id == decision.id), None)
     if at is None:
         return False
-    turn = decision.meta.get("turn") if isinstance(decision.meta, dict) else None
-    return any(_close(c, decision) and c.meta.get("turn") != turn and _failure(c)
+    return any(_close(c, decision) and _turn(c) != _turn(decision) and _failure(c)
                for c in recent_first[at + 1: at + 1 + 2 * ANAPHOR_MAX_TURNS])
 
 
