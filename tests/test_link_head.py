@@ -38,7 +38,11 @@ def _script():
     return load_script("train_links")
 
 
-@pytest.mark.parametrize("split", ["test17", "test18", "test19", "test20", "test21", "test22", "test23", "train,test17", "test16,test17", "test16,test21", "test16,test22", "test16,test23", "test24", "test16,test24", "test25", "test16,test25", "test24,test25"])
+# test17 ... test23 are spent and in ``SPENT`` since the twenty-eighth round (measured by forward
+# chaining; the shipped weights stay the 17-split fit); test24 (validation), test25 (fresh) and
+# test26 (being written) stay refused.
+@pytest.mark.parametrize("split", ["test24", "test16,test24", "test23,test24", "test25", "test16,test25", "test24,test25",
+                                   "test26", "train,test26"])
 def test_the_training_script_refuses_the_fresh_splits(split: str) -> None:
     with pytest.raises(SystemExit) as exc:
         _script().main(["--splits", split, "--no-write"])
