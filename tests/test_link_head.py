@@ -38,7 +38,7 @@ def _script():
     return load_script("train_links")
 
 
-@pytest.mark.parametrize("split", ["test17", "test18", "test19", "test20", "test21", "test22", "test23", "train,test17", "test16,test17", "test16,test21", "test16,test22", "test16,test23", "test24", "test16,test24", "test25", "test16,test25", "test24,test25"])
+@pytest.mark.parametrize("split", ["test17", "test18", "test19", "test20", "test21", "test22", "test23", "train,test17", "test16,test17", "test16,test21", "test16,test22", "test16,test23", "test24", "test16,test24", "test25", "test16,test25", "test24,test25", "test26", "test16,test26", "test25,test26"])
 def test_the_training_script_refuses_the_fresh_splits(split: str) -> None:
     with pytest.raises(SystemExit) as exc:
         _script().main(["--splits", split, "--no-write"])

@@ -125,7 +125,7 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     assert train_types.SPENT[-2:] == ("test20", "test21")
     assert train_types.FRESH_RULES["test20"] == "9fcb7f4" and train_types.FRESH_RULES["test21"] == "9c1f362"
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES), head.splits):
-        assert "test22" not in names and "test23" not in names and "test24" not in names and "test25" not in names
+        assert "test22" not in names and "test23" not in names and "test24" not in names and "test25" not in names and "test26" not in names
     assert set(train_types.FOLDS) <= set(train_types.SPENT) and set(train_types.FRESH_RULES) <= set(train_types.SPENT)
     # The twenty-fifth round's head adds the events block (``type_head.EVENT_NAMES``) to the
     # twenty-first round's inputs (PARTS[3], shipped until then).
@@ -134,7 +134,7 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     assert train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"  # the heads shipped before
     assert train_types.PARTS[1] == "rules,parse,cues,agency,neighbours,vector,thread"  # measured, not shipped
     assert train_types.PARTS[2] == "rules,parse,cues,agency,habit,neighbours,faults,vector,thread"  # measured, not shipped
-    for fresh in ("test22", "train,test22", "test23", "test21,test22", "test22,test23", "test16,test23", "train,test23", "test24", "test23,test24", "test25", "test24,test25"):
+    for fresh in ("test22", "train,test22", "test23", "test21,test22", "test22,test23", "test16,test23", "train,test23", "test24", "test23,test24", "test25", "test24,test25", "test26", "test25,test26"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
 

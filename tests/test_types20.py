@@ -145,7 +145,7 @@ def test_test18_is_spent_and_the_fresh_splits_are_refused() -> None:
     assert "test18" in train_types.SPENT and train_types.FRESH_RULES["test18"] == "4a306f3"
     assert train_types.FORWARD[:5] == ("test14", "test15", "test16", "test17", "test18")
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES)):
-        assert "test22" not in names and "test23" not in names and "test24" not in names and "test25" not in names
-    for fresh in ("test22", "test23", "test21,test22", "test22,test23", "train,test23", "train,test22", "test24", "test25"):
+        assert "test22" not in names and "test23" not in names and "test24" not in names and "test25" not in names and "test26" not in names
+    for fresh in ("test22", "test23", "test21,test22", "test22,test23", "train,test23", "train,test22", "test24", "test25", "test26"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])

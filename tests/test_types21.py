@@ -123,6 +123,6 @@ def test_test19_is_spent_and_the_fresh_splits_are_refused() -> None:
     train_types = _train_types()
     assert train_types.SPENT[-3:] == ("test19", "test20", "test21") and train_types.FRESH_RULES["test19"] == "d78095e"
     assert train_types.FORWARD == ("test14", "test15", "test16", "test17", "test18", "test19")
-    for fresh in ("test22", "test23", "test19,test22", "test21,test22", "test22,test23", "test21,test23", "test24", "test25"):
+    for fresh in ("test22", "test23", "test19,test22", "test21,test22", "test22,test23", "test21,test23", "test24", "test25", "test26"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
