@@ -73,6 +73,21 @@ def test_the_curve_fits_each_cutoff_on_the_splits_up_to_it_and_scores_only_later
     assert {c for c, _ in table["test22"]["test23"]} == {f"test23/test23-{i}" for i in range(50)}
 
 
+def test_the_curve_is_printed_per_cutoff_and_pooled_over_the_targets_every_cutoff_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    """``print_curve``: a line per cutoff with its training examples and each target's accuracy,
+    then the targets every cutoff scores pooled, the last cutoff against the first (paired)."""
+    train_types = _train_types()
+    data = {s: [train_types.Example(s, "c", "t", "fact", "fact", {})] * n for s, n in (("test20", 3), ("test21", 5), ("test22", 4))}
+    right, wrong = ("test22/a", True), ("test22/b", False)
+    table = {"test20": {"test21": [("test21/a", True)], "test22": [right, wrong, wrong, wrong]},
+             "test21": {"test22": [right, right, right, wrong]}}
+    train_types.print_curve(table, data)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["train", "...", "test20", "(3", "examples):", "test21", "1.0000;", "test22", "0.2500"]
+    assert lines[1].split() == ["train", "...", "test21", "(8", "examples):", "test22", "0.7500"]
+    assert lines[2].startswith("  test22 pooled: test20 0.2500; test21 0.7500; test21 against test20 +0.5000")
+
+
 def test_test22_and_test23_are_spent_with_the_rules_that_scored_them() -> None:
     """test22 was scored once at the freeze of 59269a6 and test23 at 2035c26: spent, each with
     those rules as its rules' input, in ``SPENT``'s written order, but not in the shipped head's fit
