@@ -96,8 +96,9 @@ SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4
 # What the shipped head is fitted on (``--splits``' default): every spent split but test20 ...
 # test23. Fits with test20 and test21 broke asserted behaviours (twenty-third round); with test22
 # and test23 too (twenty-eighth round) the blinking timer in the house-move thread
-# (tests/test_type_head.py) and the meal-kit switch (tests/test_causal_readings.py) still break,
-# and test24's link precision falls 0.769 -> 0.766 (the grid's comments): not shipped.
+# (tests/test_type_head.py), the meal-kit switch (tests/test_causal_readings.py) and test19's
+# near-miss level (tests/test_extract_quality.py) break, and test24's link precision falls 0.769
+# -> 0.766 (the grid's comments): not shipped.
 HEAD_SPLITS = SPENT[:-4]
 SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
@@ -124,8 +125,15 @@ MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 #     eval_labelled summary only) against the shipped head: types 0.852 -> 0.856, link precision
 #     0.769 -> 0.766 (103 / 134 -> 105 / 137 right), recall 0.318 -> 0.324; LoCoMo eval_extract
 #     (leave one conversation out) cited 0.849 both, uncited 0.403 -> 0.400, 1.29 per kept turn
-#     both (decisions 265 -> 250, facts 728 -> 748).
-#   NOT SHIPPED: test24's link precision falls, and two asserted behaviours break, each a score
+#     both (decisions 265 -> 250, facts 728 -> 748). In sample beside (eval_labelled summaries;
+#     the shipped head held out on test20 ... test23): types test20 / 21 / 22 / 23 0.824 / 0.854 /
+#     0.804 / 0.806 -> 0.849 / 0.885 / 0.845 / 0.835, links 0.744 / 0.304, 0.813 / 0.425, 0.768 /
+#     0.375, 0.735 / 0.278 -> 0.752 / 0.307, 0.808 / 0.422, 0.780 / 0.390, 0.739 / 0.290; test19 (in
+#     both fits) types 0.871 -> 0.868, links 0.810 / 0.405 -> 0.792 / 0.396, near-misses linked 0 ->
+#     3 of 124.
+#   NOT SHIPPED: test24's link precision falls, and the must-pass suite fails three asserted
+#     behaviours (beside the list test of the head's splits): test19's asserted near-miss level
+#     (tests/test_extract_quality.py, <= 0.01; 0.024 above) and two fixtures, each a score
 #     margin that shrinks with every newer writer in the fit (the wanted type's score minus the
 #     best other's; fits on train ... test19 / test20 / test21 / test22 / test23): the blinking
 #     timer in the house-move thread a fact (tests/test_type_head.py) +0.10 / -0.08 / -0.25 /
