@@ -42,10 +42,14 @@ since 4777eee, so both are today's rules), which used them as forward folds only
 a head fitted on train ... test19, test21 by one fitted on train ... test20; summary figures, see the
 grid's comments). The shipped head is NOT refitted on them: every fit on all 25 spent splits tried
 breaks an asserted behaviour (the grid's comments), so it is still the twenty-first round's fit on
-train ... test19. test22 was scored once at the freeze of 59269a6 and is in no
-fit yet (the twenty-fifth round read its summary figures once more, as its validation split);
-test23 and test24 were scored once at the freezes of 2035c26 and 9dc64b1 (in no fit yet) and test25 is the fresh split: none of the four is read here, nor any later one
-(``main`` refuses a split not in ``SPENT``).
+train ... test19. test22 was scored once at the freeze of 59269a6 and test23 at 2035c26: both
+spent, in ``SPENT`` since the twenty-eighth round with those commits' rules as their input (the
+same classify.py as today's), which used them as forward folds and in the learning curve
+(``--curve``); the fit on all 27 spent splits breaks two asserted behaviours and lowers test24's
+link precision, so it is not shipped either (the grid's comments). test24 was scored once at the
+freeze of 9dc64b1 and is the twenty-eighth round's validation split (read as eval_labelled's
+summary only, never here); test25 and test26 are fresh: none of the three is read here, nor any
+later one (``main`` refuses a split not in ``SPENT``).
 
 The shipped head (twenty-fifth round: the twenty-first round's setting with the events block;
 fitted on train ... test19, ``HEAD_SPLITS``, the default ``--splits``):
@@ -55,7 +59,10 @@ fitted on train ... test19, ``HEAD_SPLITS``, the default ``--splits``):
 
 Since the sixteenth round the setting is chosen by forward chaining (``FORWARD``, ``forward``):
 each of the newest splits scored by a head fitted only on the splits written before it, pooled.
-``--loso`` chooses by leaving one split out, as before.
+``--loso`` chooses by leaving one split out, as before. The learning curve (twenty-eighth round):
+
+    .venv/bin/python scripts/train_types.py --splits <all of SPENT> --parts ... --c 0.03 --scale 4 --thread 4 \
+        --folds test20,test21,test22,test23 --curve test13,test15,test17,test19,test20,test21,test22 --cache DIR
 """
 
 from __future__ import annotations
@@ -82,16 +89,67 @@ FRESH_RULES = {"test4": "156505f", "test5": "3a2888b", "test6": "cf8acb4", "test
                "test9": "73c2045", "test10": "59a06f4", "test11": "1fa6e9b",
                "test12": "a8e18bc", "test13": "f7001f7", "test14": "a311639", "test15": "cd02c48",
                "test16": "8b8be0c", "test17": "8ab4f65", "test18": "4a306f3", "test19": "d78095e",
-               "test20": "9fcb7f4", "test21": "9c1f362"}
+               "test20": "9fcb7f4", "test21": "9c1f362", "test22": "59269a6", "test23": "2035c26"}
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
-         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19", "test20", "test21")
-# What the shipped head is fitted on (``--splits``' default): every spent split but test20 and
-# test21, whose fits on all 25 break asserted behaviours (twenty-third round, the grid's comments).
-HEAD_SPLITS = SPENT[:-2]
+         "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19", "test20", "test21",
+         "test22", "test23")
+# What the shipped head is fitted on (``--splits``' default): every spent split but test20 ...
+# test23. Fits with test20 and test21 broke asserted behaviours (twenty-third round); with test22
+# and test23 too (twenty-eighth round) the blinking timer in the house-move thread
+# (tests/test_type_head.py), the meal-kit switch (tests/test_causal_readings.py) and test19's
+# near-miss level (tests/test_extract_quality.py) break, and test24's link precision falls 0.769
+# -> 0.766 (the grid's comments): not shipped.
+HEAD_SPLITS = SPENT[:-4]
 SEED = 0
 # The ONNX export of the model, made once and shared by the engines this script opens.
 MODELS = Path(tempfile.gettempdir()) / "mnemo-train-types-models"
 # Grid the folds choose from (inverse regularisation, which inputs).
+# Twenty-eighth round (types28): test22 and test23 in ``SPENT`` (rules 59269a6 / 2035c26; 27
+# splits, 14,198 examples re-collected on this round's extraction; typed candidates test20 774,
+# test21 849, test22 875, test23 840). The shipped setting throughout (CANDIDATE: C 0.03 x4 thread
+# x4); the grid was not re-tuned, the forward folds giving no reason to. Paired 95% bootstrap over
+# conversations.
+#   Forward chaining over test20 ... test23 (each fold fitted on every split written before it),
+#     against the shipped head (train ... test19; held out on all four): 0.8206 (0.8071 ... 0.8331;
+#     0.819 / 0.854 / 0.801 / 0.808) against 0.8185 (0.819 / 0.852 / 0.801 / 0.802), +0.21 points
+#     (-0.26 ... +0.69; per fold +0.00 (the same fit) / +0.24 / +0.00 / +0.60). Flat.
+#   The learning curve (``--curve``: each target scored by the setting fitted on train ... the
+#     cutoff): cutoff test13 / test15 / test17 / test19 / test20 / test21 / test22 (5,484 / 7,271 /
+#     9,034 / 10,705 / 11,519 / 12,407 / 13,306 examples) on test23 0.769 / 0.780 / 0.787 / 0.802 /
+#     0.799 / 0.806 / 0.808 (+3.93 points from the first to the last, +2.25 ... +5.77); test20 ...
+#     test23 pooled through cutoff test19 0.796 / 0.807 / 0.807 / 0.819 (+2.28, +1.50 ... +3.09).
+#     About +2.3 points per doubling of the examples, so the four newest splits (+24%) are worth
+#     ~+0.7 on the next writer, inside the noise of one split; 0.85 by data alone is ~one more
+#     doubling (~15 more splits) away.
+#   The fit on all 27 spent splits (the shipped setting), validation test24 (in no fit;
+#     eval_labelled summary only) against the shipped head: types 0.852 -> 0.856, link precision
+#     0.769 -> 0.766 (103 / 134 -> 105 / 137 right), recall 0.318 -> 0.324; LoCoMo eval_extract
+#     (leave one conversation out) cited 0.849 both, uncited 0.403 -> 0.400, 1.29 per kept turn
+#     both (decisions 265 -> 250, facts 728 -> 748). In sample beside (eval_labelled summaries;
+#     the shipped head held out on test20 ... test23): types test20 / 21 / 22 / 23 0.824 / 0.854 /
+#     0.804 / 0.806 -> 0.849 / 0.885 / 0.845 / 0.835, links 0.744 / 0.304, 0.813 / 0.425, 0.768 /
+#     0.375, 0.735 / 0.278 -> 0.752 / 0.307, 0.808 / 0.422, 0.780 / 0.390, 0.739 / 0.290; test19 (in
+#     both fits) types 0.871 -> 0.868, links 0.810 / 0.405 -> 0.792 / 0.396, near-misses linked 0 ->
+#     3 of 124.
+#   NOT SHIPPED: test24's link precision falls, and the must-pass suite fails three asserted
+#     behaviours (beside the list test of the head's splits): test19's asserted near-miss level
+#     (tests/test_extract_quality.py, <= 0.01; 0.024 above) and two fixtures, each a score
+#     margin that shrinks with every newer writer in the fit (the wanted type's score minus the
+#     best other's; fits on train ... test19 / test20 / test21 / test22 / test23): the blinking
+#     timer in the house-move thread a fact (tests/test_type_head.py) +0.10 / -0.08 / -0.25 /
+#     -0.44 / -0.66 (the shipped head +0.095; of the 19 typed units of the spent splits saying
+#     "flashing", "blink", "reset to", "00:00" or "12:00", 14 are debug logs, 3 of 5 in test20 ...
+#     test23: the fixture's thread is all that makes it a fact); "I switched to
+#     the meal kit subscription, the boxes come on Mondays." a decision +0.17 / -0.16 / -0.27 /
+#     -0.39 / -0.54 (the shipped head +0.16; "I / we switched / changed / moved to" is a decision
+#     in 13 of the 15 typed units of train ... test19 and a fact in the one of test20 ... test23),
+#     typed a fact it becomes the cause of the next
+#     turn's "decision" (tests/test_causal_readings.py, following as a verb; that turn, "I don't
+#     like following meal kit instructions, I improvise.", is a preference to the head by +3.4,
+#     but ``KEEP_REASONED`` keeps the rules' decision because classify's reason pattern reads
+#     "following" as a verb as a cue; no labelled unit of any spent split has that reading, so it
+#     is reported, not changed). The other fixtures hold: the sold car +0.70, the tea habit
+#     +0.91, the tent +0.70, the status note +1.66, the mesh guard kept a decision.
 # Twenty-fifth round (types25): forward chaining over test14 ... test21 (6,564 typed candidates;
 # test20 scored by a head fitted on train ... test19, test21 by one on train ... test20), paired
 # bootstrap over conversations; the shipped setting (PARTS[3], C 0.03 x4 thread x4) refitted per
@@ -766,6 +824,35 @@ def forward_outcomes(data: dict[str, list[Example]], folds: list[str], setting: 
     return out
 
 
+def curve(data: dict[str, list[Example]], targets: list[str], cutoffs: list[str],
+          setting: Setting) -> dict[str, dict[str, list[tuple[str, bool]]]]:
+    """The learning curve behind forward chaining: per cutoff, ``outcomes`` on each target written
+    after it of a head with ``setting`` fitted on the splits of ``data`` up to and including the
+    cutoff (``SPENT``'s order). How the next writers' figure moves as earlier writers are added."""
+    out: dict[str, dict[str, list[tuple[str, bool]]]] = {}
+    for cut in cutoffs:
+        fit_on = [s for s in SPENT[:SPENT.index(cut) + 1] if s in data]
+        head = fit([e for s in fit_on for e in data[s]], *setting)
+        out[cut] = {t: outcomes(head, data[t]) for t in targets if SPENT.index(t) > SPENT.index(cut)}
+    return out
+
+
+def print_curve(table: dict[str, dict[str, list[tuple[str, bool]]]], data: dict[str, list[Example]]) -> None:
+    """``curve``'s table, per cutoff (its training examples, each target's accuracy), then the
+    targets every cutoff scores, pooled, with the last cutoff against the first (paired)."""
+    cutoffs = list(table)
+    for cut in cutoffs:
+        n = sum(len(data[s]) for s in SPENT[:SPENT.index(cut) + 1] if s in data)
+        print(f"  train ... {cut:7} ({n} examples): " + "; ".join(f"{t} {np.mean([ok for _, ok in o]):.4f}"
+                                                           for t, o in table[cut].items()), flush=True)
+    common = [t for t in table[cutoffs[0]] if all(t in table[c] for c in cutoffs)]
+    if common and len(cutoffs) > 1:
+        diff = bootstrap({t: table[cutoffs[-1]][t] for t in common}, {t: table[cutoffs[0]][t] for t in common})["pooled"]
+        print(f"  {'+'.join(common)} pooled: " + "; ".join(f"{c} {np.mean([ok for t in common for _, ok in table[c][t]]):.4f}"
+                                                          for c in cutoffs)
+              + f"; {cutoffs[-1]} against {cutoffs[0]} {diff[0]:+.4f} ({diff[1]:+.4f} ... {diff[2]:+.4f})", flush=True)
+
+
 def bootstrap(a: dict[str, list[tuple[str, bool]]], b: dict[str, list[tuple[str, bool]]] | None = None,
               draws: int = 2000, seed: int = SEED) -> dict[str, tuple[float, float, float]]:
     """Per fold and pooled ("pooled"): the accuracy of ``a`` (minus ``b``'s on the same examples,
@@ -878,6 +965,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "mnemo" / "nlp" / "heads" / "types.npz"))
     ap.add_argument("--against", default=str(ROOT / "mnemo" / "nlp" / "heads" / "types.npz"), help="the head --report compares with")
     ap.add_argument("--cache", default=None, help="a folder keeping the collected features between runs")
+    ap.add_argument("--curve", default=None, help="cutoffs (comma-separated spent splits): the fixed setting's learning curve "
+                    "(``curve``) on --folds, then nothing is written")
     args = ap.parse_args(argv)
 
     splits = [s for s in args.splits.split(",") if s]
@@ -915,6 +1004,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.report:
             folds = [s for s in (args.folds.split(",") if args.folds else FORWARD) if s in fit_on]
             report({s: data[s] for s in fit_on}, folds, setting, Path(args.against))
+        if args.curve:
+            folds = [s for s in (args.folds.split(",") if args.folds else FORWARD) if s in fit_on]
+            print_curve(curve({s: data[s] for s in fit_on}, folds, [c for c in args.curve.split(",") if c], setting), data)
+            return 0
     else:
         folds = [s for s in (args.folds.split(",") if args.folds else (FOLDS if args.loso else FORWARD)) if s in fit_on]
         def floats(arg: str | None, default: tuple[float, ...]) -> tuple[float, ...]:

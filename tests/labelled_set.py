@@ -88,15 +88,15 @@ def parse(text: str) -> list[Conversation]:
 
 SPLITS = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6",
           "test7", "test8", "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19",
-          "test20", "test21", "test22", "test23", "test24", "test25")
+          "test20", "test21", "test22", "test23", "test24", "test25", "test26")
 HELD_OUT = ("test", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9", "test10",
             "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19", "test20",
-            "test21", "test22", "test23", "test24", "test25")
+            "test21", "test22", "test23", "test24", "test25", "test26")
 
 
 def load(split: str) -> list[Conversation]:
     """``split`` is ``train``, ``train2``, ``train3`` or ``train4`` (rules are developed on these),
-    ``test``, ``test2``, ``test3``, ``test4``, ``test5``, ``test6``, ``test7``, ``test8``, ``test9``, ``test10``, ``test11``, ``test12``, ``test13``, ``test14``, ``test15``, ``test16``, ``test17``, ``test18``, ``test19``, ``test20``, ``test21``, ``test22``, ``test23``, ``test24`` or ``test25`` (held out), or several joined by commas."""
+    ``test``, ``test2``, ``test3``, ``test4``, ``test5``, ``test6``, ``test7``, ``test8``, ``test9``, ``test10``, ``test11``, ``test12``, ``test13``, ``test14``, ``test15``, ``test16``, ``test17``, ``test18``, ``test19``, ``test20``, ``test21``, ``test22``, ``test23``, ``test24``, ``test25`` or ``test26`` (held out), or several joined by commas."""
     out: list[Conversation] = []
     for name in split.split(","):
         if name not in SPLITS:

@@ -42,7 +42,7 @@ def _script():
 # chaining; the shipped weights stay the 17-split fit); test24 (validation), test25 (fresh) and
 # test26 (being written) stay refused.
 @pytest.mark.parametrize("split", ["test24", "test16,test24", "test23,test24", "test25", "test16,test25", "test24,test25",
-                                   "test26", "train,test26"])
+                                   "test26", "train,test26", "test16,test26", "test25,test26"])
 def test_the_training_script_refuses_the_fresh_splits(split: str) -> None:
     with pytest.raises(SystemExit) as exc:
         _script().main(["--splits", split, "--no-write"])

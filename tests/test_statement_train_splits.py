@@ -8,7 +8,7 @@ import pytest
 from scripts import train_statement
 
 
-@pytest.mark.parametrize("fresh", ["test16", "test17", "test18", "test19", "test20", "test21", "test22", "test23", "test24", "test25"])
+@pytest.mark.parametrize("fresh", ["test16", "test17", "test18", "test19", "test20", "test21", "test22", "test23", "test24", "test25", "test26"])
 def test_a_fresh_split_is_refused(fresh: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         train_statement.main(["--check", "--splits", f"train,{fresh}"])

@@ -103,14 +103,15 @@ def _train_types():
 def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() -> None:
     """Each spent split is in the script's lists with the rules as they stood when it was scored
     once as its rules' input (test14 a311639, test15 cd02c48, test16 8b8be0c, test17 8ab4f65,
-    test18 4a306f3, test19 d78095e, test20 9fcb7f4, test21 9c1f362). The shipped head is the
-    twenty-first round's fit on every spent split but test20 and test21 (``HEAD_SPLITS``: the fits
-    with them break asserted behaviours, see ``train_types.py``); test22 and test23 are in none of
-    the lists, and the script refuses them."""
+    test18 4a306f3, test19 d78095e, test20 9fcb7f4, test21 9c1f362, test22 59269a6, test23
+    2035c26). The shipped head is the twenty-first round's fit on every spent split but test20 ...
+    test23 (``HEAD_SPLITS``: the fits with them break asserted behaviours, see
+    ``train_types.py``); test24 (the twenty-eighth round's validation split), test25 and test26
+    are in none of the lists, and the script refuses them."""
     train_types = _train_types()
     head = type_head.head()
     assert head is not None
-    assert set(head.splits) == set(train_types.HEAD_SPLITS) == set(train_types.SPENT) - {"test20", "test21"}
+    assert set(head.splits) == set(train_types.HEAD_SPLITS) == set(train_types.SPENT) - {"test20", "test21", "test22", "test23"}
     assert "test19" in train_types.SPENT and train_types.FRESH_RULES["test19"] == "d78095e" and "test19" in train_types.FOLDS
     assert "test18" in train_types.SPENT and train_types.FRESH_RULES["test18"] == "4a306f3" and "test18" in train_types.FOLDS
     assert "test17" in train_types.SPENT and train_types.FRESH_RULES["test17"] == "8ab4f65" and "test17" in train_types.FOLDS
@@ -122,10 +123,11 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     assert "test11" in head.splits and train_types.FRESH_RULES["test11"] == "1fa6e9b" and "test11" in train_types.FOLDS
     assert "test12" in head.splits and train_types.FRESH_RULES["test12"] == "a8e18bc" and "test12" in train_types.FOLDS
     assert "test13" in head.splits and train_types.FRESH_RULES["test13"] == "f7001f7" and "test13" in train_types.FOLDS
-    assert train_types.SPENT[-2:] == ("test20", "test21")
+    assert train_types.SPENT[-4:] == ("test20", "test21", "test22", "test23")
     assert train_types.FRESH_RULES["test20"] == "9fcb7f4" and train_types.FRESH_RULES["test21"] == "9c1f362"
+    assert train_types.FRESH_RULES["test22"] == "59269a6" and train_types.FRESH_RULES["test23"] == "2035c26"
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES), head.splits):
-        assert "test22" not in names and "test23" not in names and "test24" not in names and "test25" not in names
+        assert "test24" not in names and "test25" not in names and "test26" not in names
     assert set(train_types.FOLDS) <= set(train_types.SPENT) and set(train_types.FRESH_RULES) <= set(train_types.SPENT)
     # The twenty-fifth round's head adds the events block (``type_head.EVENT_NAMES``) to the
     # twenty-first round's inputs (PARTS[3], shipped until then).
@@ -134,7 +136,7 @@ def test_the_shipped_head_is_fitted_on_the_spent_splits_and_never_a_fresh_one() 
     assert train_types.PARTS[0] == "rules,parse,cues,neighbours,vector,thread"  # the heads shipped before
     assert train_types.PARTS[1] == "rules,parse,cues,agency,neighbours,vector,thread"  # measured, not shipped
     assert train_types.PARTS[2] == "rules,parse,cues,agency,habit,neighbours,faults,vector,thread"  # measured, not shipped
-    for fresh in ("test22", "train,test22", "test23", "test21,test22", "test22,test23", "test16,test23", "train,test23", "test24", "test23,test24", "test25", "test24,test25"):
+    for fresh in ("test24", "train,test24", "test23,test24", "test22,test24", "test25", "test24,test25", "test26", "train,test26"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
 

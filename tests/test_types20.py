@@ -140,12 +140,13 @@ def test_test18_is_spent_and_the_fresh_splits_are_refused() -> None:
     """test18 was scored once by the seventeenth round (4a306f3): spent, its rules those of that
     commit, a forward fold; test19 followed (the eighteenth round, d78095e: ``tests/test_types21.py``);
     test20 and test21 followed (spent, in ``SPENT`` since the twenty-third round, not in the
-    shipped head's fit); test22 and test23 are fresh and refused."""
+    shipped head's fit); test22 and test23 followed (spent, in ``SPENT`` since the twenty-eighth
+    round, in no shipped fit); test24 (this round's validation split) and later are refused."""
     train_types = _train_types()
     assert "test18" in train_types.SPENT and train_types.FRESH_RULES["test18"] == "4a306f3"
     assert train_types.FORWARD[:5] == ("test14", "test15", "test16", "test17", "test18")
     for names in (train_types.SPENT, train_types.FOLDS, train_types.FORWARD, tuple(train_types.FRESH_RULES)):
-        assert "test22" not in names and "test23" not in names and "test24" not in names and "test25" not in names
-    for fresh in ("test22", "test23", "test21,test22", "test22,test23", "train,test23", "train,test22", "test24", "test25"):
+        assert "test24" not in names and "test25" not in names and "test26" not in names
+    for fresh in ("test24", "test23,test24", "train,test24", "test25", "test22,test25", "test26", "test24,test26"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])

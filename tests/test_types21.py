@@ -119,10 +119,11 @@ def test_without_keep_status_the_head_makes_the_note_a_decision(real_engine, mon
 def test_test19_is_spent_and_the_fresh_splits_are_refused() -> None:
     """test19 was scored once by the eighteenth round (d78095e): spent, its rules those of that
     commit, the sixth forward fold; test20 and test21 came after it (spent, not default forward
-    folds nor in the shipped head's fit); test22 and test23 are fresh and refused."""
+    folds nor in the shipped head's fit); test22 and test23 followed (spent since the twenty-eighth
+    round, in no shipped fit); test24 (this round's validation split) and later are refused."""
     train_types = _train_types()
-    assert train_types.SPENT[-3:] == ("test19", "test20", "test21") and train_types.FRESH_RULES["test19"] == "d78095e"
+    assert train_types.SPENT[-5:] == ("test19", "test20", "test21", "test22", "test23") and train_types.FRESH_RULES["test19"] == "d78095e"
     assert train_types.FORWARD == ("test14", "test15", "test16", "test17", "test18", "test19")
-    for fresh in ("test22", "test23", "test19,test22", "test21,test22", "test22,test23", "test21,test23", "test24", "test25"):
+    for fresh in ("test24", "test19,test24", "test23,test24", "test25", "test21,test25", "test26", "test25,test26"):
         with pytest.raises(SystemExit, match="spent"):
             train_types.main(["--splits", fresh])
