@@ -5,7 +5,7 @@ its setting), every causal link recorded with the path that made it and put in a
     .venv/bin/python scripts/diagnose_links.py [--splits test14,test15] [--cache DIR] [--out links.json] [--json]
 
 ``--splits``: spent splits joined by commas (default ``train_types.FORWARD``, test14 ... test19);
-any split not in ``diagnose_targets.SPENT`` (test25 and later, the fresh held-out splits) is
+any split not in ``diagnose_targets.SPENT`` (test26 and later, the fresh held-out splits) is
 refused with exit code 2 before anything is read. ``--cache``: ``train_types``' feature cache
 (collected and written there where missing, as ``train_types --cache`` does; without it the
 features are collected anew, minutes per split). ``--out``: every link's record as JSON.

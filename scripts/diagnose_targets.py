@@ -16,7 +16,7 @@ class, the first that holds:
   had no stated reason, or its reason is the other way round).
 
 Per class, the path of ``rules.propose`` that made each link (``rules.TRACE``). Only the spent
-splits may be read (train ... test24): it refuses test25 and later, the fresh held-out splits.
+splits may be read (train ... test25): it refuses test26 and later, the fresh held-out splits.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 SPENT = ("train", "train2", "train3", "train4", "test", "test2", "test3", "test4", "test5", "test6", "test7", "test8",
          "test9", "test10", "test11", "test12", "test13", "test14", "test15", "test16", "test17", "test18", "test19",
-         "test20", "test21", "test22", "test23", "test24")
+         "test20", "test21", "test22", "test23", "test24", "test25")
 MERGED_SHARE = 0.6  # a stored memory of the turn that holds this share of a unit's words holds the unit
 
 
