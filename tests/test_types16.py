@@ -36,6 +36,19 @@ def _examples(train_types, split: str, n: int, flip: bool, rng: np.random.Genera
     return train_types.with_context(out)
 
 
+def _spy_fits(monkeypatch: pytest.MonkeyPatch, train_types) -> list[set[str]]:
+    """Wrap ``train_types.fit`` so each call records which splits it was given (the real fit runs)."""
+    seen: list[set[str]] = []
+    real_fit = train_types.fit
+
+    def spy(examples, *args, **kwargs):
+        seen.append({e.split for e in examples})
+        return real_fit(examples, *args, **kwargs)
+
+    monkeypatch.setattr(train_types, "fit", spy)
+    return seen
+
+
 def test_forward_chaining_fits_each_fold_only_on_the_splits_written_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each fold's head sees no example of its own split nor of a later one: the folds are read
     in ``SPENT``'s order (the order the splits were written), and a later split labelled the other
@@ -47,14 +60,7 @@ def test_forward_chaining_fits_each_fold_only_on_the_splits_written_before_it(mo
             "test12": _examples(train_types, "test12", 40, False, rng),
             "test13": _examples(train_types, "test13", 40, False, rng),
             "test14": _examples(train_types, "test14", 400, True, rng)}
-    seen: list[set[str]] = []
-    real_fit = train_types.fit
-
-    def spy(examples, *args, **kwargs):  # the real fit, recording which splits it was given
-        seen.append({e.split for e in examples})
-        return real_fit(examples, *args, **kwargs)
-
-    monkeypatch.setattr(train_types, "fit", spy)
+    seen = _spy_fits(monkeypatch, train_types)
     setting = ("rules,parse,cues,neighbours,vector,thread", 1.0, 7.0)
     table = train_types.forward(data, ["test12", "test13", "test14"], [setting])
     assert seen == [{"test11"}, {"test11", "test12"}, {"test11", "test12", "test13"}]

@@ -4,36 +4,10 @@ the commits that scored them once), and the learning curve behind forward chaini
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from mnemo.nlp import type_head
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _train_types():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import train_types
-
-    return train_types
-
-
-def _examples(train_types, split: str, n: int, flip: bool, rng: np.random.Generator) -> list:
-    """``n`` examples labelled "fact" where the first vector coordinate is positive and "decision"
-    otherwise (the other way round with ``flip``): a writer with one convention or the other."""
-    eye = np.eye(len(type_head.TYPES), dtype=np.float32)
-    out = []
-    for i in range(n):
-        vector = rng.normal(size=6).astype(np.float32)
-        label = ("fact", "decision")[int((vector[0] > 0) == flip)]
-        blocks = {"rules": eye[4], "parse": np.zeros(len(type_head.PARSE_NAMES), np.float32),
-                  "cues": np.zeros(len(type_head.CUE_NAMES), np.float32), "vector": vector}
-        out.append(train_types.Example(split, f"{split}-{i // 4}", "t", label, "fact", blocks))
-    return train_types.with_context(out)
+from .test_types16 import _examples, _spy_fits, _train_types
 
 
 def test_the_curve_fits_each_cutoff_on_the_splits_up_to_it_and_scores_only_later_ones(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,18 +17,10 @@ def test_the_curve_fits_each_cutoff_on_the_splits_up_to_it_and_scores_only_later
     targets after it (what the curve is for)."""
     train_types = _train_types()
     rng = np.random.default_rng(0)
-    data = {"test20": _examples(train_types, "test20", 60, False, rng),
-            "test21": _examples(train_types, "test21", 400, True, rng),
-            "test22": _examples(train_types, "test22", 200, True, rng),
-            "test23": _examples(train_types, "test23", 200, True, rng)}
-    seen: list[set[str]] = []
-    real_fit = train_types.fit
-
-    def spy(examples, *args, **kwargs):  # the real fit, recording which splits it was given
-        seen.append({e.split for e in examples})
-        return real_fit(examples, *args, **kwargs)
-
-    monkeypatch.setattr(train_types, "fit", spy)
+    # test20's writer has one convention, the three after it the other (and outnumber it).
+    writers = (("test20", 60, False), ("test21", 400, True), ("test22", 200, True), ("test23", 200, True))
+    data = {split: _examples(train_types, split, n, flip, rng) for split, n, flip in writers}
+    seen = _spy_fits(monkeypatch, train_types)
     setting = ("rules,parse,cues,neighbours,vector,thread", 1.0, 7.0)
     table = train_types.curve(data, ["test21", "test22", "test23"], ["test20", "test21", "test22"], setting)
     assert seen == [{"test20"}, {"test20", "test21"}, {"test20", "test21", "test22"}]
