@@ -39,8 +39,8 @@ def _script():
 
 
 # test17 ... test23 are spent and in ``SPENT`` since the twenty-eighth round (measured by forward
-# chaining; the shipped weights stay the 17-split fit); test24 (validation), test25 (fresh) and
-# test26 (being written) stay refused.
+# chaining; the shipped weights stay the 17-split fit); test24 and test25 (scored once, in no fit
+# yet) and test26 (fresh) stay refused.
 @pytest.mark.parametrize("split", ["test24", "test16,test24", "test23,test24", "test25", "test16,test25", "test24,test25",
                                    "test26", "train,test26", "test16,test26", "test25,test26"])
 def test_the_training_script_refuses_the_fresh_splits(split: str) -> None:
@@ -54,6 +54,8 @@ def test_the_shipped_head_loads_with_the_inputs_it_was_fitted_on() -> None:
     assert head is not None
     assert list(head["names"]) == link_head.feature_names()
     assert "test14" not in set(head["splits"].tolist())
+    # The script's default fit is the shipped one, so running it without --splits reproduces it.
+    assert tuple(head["splits"].tolist()) == _script().HEAD_SPLITS
     assert 0.0 < float(head["threshold"]) < 1.0
 
 
