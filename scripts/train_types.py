@@ -47,9 +47,9 @@ spent, in ``SPENT`` since the twenty-eighth round with those commits' rules as t
 same classify.py as today's), which used them as forward folds and in the learning curve
 (``--curve``); the fit on all 27 spent splits breaks two asserted behaviours and lowers test24's
 link precision, so it is not shipped either (the grid's comments). test24 was scored once at the
-freeze of 9dc64b1 and is the twenty-eighth round's validation split (read as eval_labelled's
-summary only, never here); test25 and test26 are fresh: none of the three is read here, nor any
-later one (``main`` refuses a split not in ``SPENT``).
+freeze of 9dc64b1 (the twenty-eighth round's validation split, read as eval_labelled's summary
+only) and test25 once at the freeze of 91e4ecd; test26 is fresh: none of the three is read here,
+nor any later one (``main`` refuses a split not in ``SPENT``).
 
 The shipped head (twenty-fifth round: the twenty-first round's setting with the events block;
 fitted on train ... test19, ``HEAD_SPLITS``, the default ``--splits``):
