@@ -1001,11 +1001,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.parts and args.c is not None and args.scale is not None:
         setting: Setting = (args.parts, args.c, args.scale, float(args.thread) if args.thread else THREAD_SCALE,
                             float(args.hand) if args.hand else HAND_WEIGHTS[0], float(args.decay) if args.decay else DECAYS[0])
+        folds = [s for s in (args.folds.split(",") if args.folds else FORWARD) if s in fit_on]
         if args.report:
-            folds = [s for s in (args.folds.split(",") if args.folds else FORWARD) if s in fit_on]
             report({s: data[s] for s in fit_on}, folds, setting, Path(args.against))
         if args.curve:
-            folds = [s for s in (args.folds.split(",") if args.folds else FORWARD) if s in fit_on]
             print_curve(curve({s: data[s] for s in fit_on}, folds, [c for c in args.curve.split(",") if c], setting), data)
             return 0
     else:
